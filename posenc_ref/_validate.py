@@ -1,0 +1,113 @@
+"""Argument checks shared by every public function; all error messages live here.
+
+Each message starts with the parameter name, states the rule, and shows what
+arrived: ``"dim must be a positive integer; got 0"``.  Wrong types and dtypes
+raise ``TypeError``, wrong values ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ._compat import is_lazy
+
+__all__ = [
+    "check_choice",
+    "check_integer_array",
+    "check_int",
+    "check_nonnegative_positions",
+    "check_real",
+]
+
+
+def check_int(value: object, name: str, *, minimum: int | None = 1) -> int:
+    """``value`` as a Python int, at least ``minimum`` (``None``: no bound)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        msg = f"{name} must be an integer; got {value!r} of type {type(value).__name__}"
+        raise TypeError(msg)
+    value = int(value)
+    if minimum is not None and value < minimum:
+        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        msg = f"{name} must be {rule}; got {value!r}"
+        raise ValueError(msg)
+    return value
+
+
+def check_real(
+    value: object,
+    name: str,
+    *,
+    minimum: float | None = None,
+    exclusive_minimum: float | None = None,
+    maximum: float | None = None,
+) -> float:
+    """``value`` as a finite Python float within the given bounds."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        msg = f"{name} must be a real number; got {value!r} of type {type(value).__name__}"
+        raise TypeError(msg)
+    value = float(value)
+    if not math.isfinite(value):
+        msg = f"{name} must be finite; got {value!r}"
+        raise ValueError(msg)
+    if minimum is not None and value < minimum:
+        msg = f"{name} must be >= {minimum}; got {value!r}"
+        raise ValueError(msg)
+    if exclusive_minimum is not None and value <= exclusive_minimum:
+        msg = f"{name} must be > {exclusive_minimum}; got {value!r}"
+        raise ValueError(msg)
+    if maximum is not None and value > maximum:
+        msg = f"{name} must be <= {maximum}; got {value!r}"
+        raise ValueError(msg)
+    return value
+
+
+def check_choice(
+    value: object,
+    name: str,
+    choices: Sequence[str],
+    *,
+    aliases: Mapping[str, str] | None = None,
+) -> str:
+    """``value`` if it is one of ``choices``; otherwise a ``ValueError`` listing them.
+
+    ``aliases`` maps names people use elsewhere (``"neox"``) to the advice shown
+    when they are passed (``"GPT-NeoX uses 'half'"``).
+    """
+    if isinstance(value, str) and value in choices:
+        return value
+    allowed = ", ".join(repr(c) for c in choices)
+    msg = f"{name} must be one of {allowed}; got {value!r}"
+    if isinstance(value, str):
+        if aliases and value in aliases:
+            msg += f" ({aliases[value]})"
+        else:
+            close = difflib.get_close_matches(value, choices, n=1)
+            if close:
+                msg += f" (did you mean {close[0]!r}?)"
+    raise ValueError(msg)
+
+
+def check_integer_array(x: Any, name: str, xp: Any) -> None:
+    """A ``TypeError`` unless ``x`` is an array of an integer dtype."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or not xp.isdtype(dtype, "integral"):
+        msg = f"{name} must be an array of an integer dtype; got {dtype if dtype is not None else type(x).__name__}"
+        raise TypeError(msg)
+
+
+def check_nonnegative_positions(x: Any, name: str, xp: Any) -> None:
+    """A ``ValueError`` if an integer array holds a negative value.
+
+    Reads one scalar back from the device; skipped for lazy arrays (Dask, JAX)
+    whose values are not known without computing them.
+    """
+    if is_lazy(x):
+        return
+    smallest = int(xp.min(x)) if math.prod(x.shape) else 0
+    if smallest < 0:
+        msg = f"{name} must be non-negative; got a minimum of {smallest}"
+        raise ValueError(msg)

@@ -1,0 +1,70 @@
+"""Assertions for multi-backend tests: namespace, dtype, shape, device, then values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from posenc_ref import _compat
+
+__all__ = ["assert_close", "assert_equal", "float_tolerance", "to_numpy"]
+
+to_numpy = _compat.to_numpy
+
+
+def float_tolerance(xp: Any, dtype: Any) -> dict[str, float]:
+    """Per-dtype tolerances for values computed from formulas: a few ulp at 1.0.
+
+    float64: 8 ulp relative (2.2e-16 * 8) plus 1e-15 absolute for values near 0.
+    float32: 8 ulp relative plus 1e-6 absolute, which covers cos/sin of float32
+    arguments rounded once (|error| <= 2**-24 * |angle| for angles up to ~16).
+    """
+    if dtype == xp.float64:
+        return {"rtol": 8 * 2.0**-52, "atol": 1e-15}
+    if dtype == xp.float32:
+        return {"rtol": 8 * 2.0**-23, "atol": 1e-6}
+    return {"rtol": 4e-3, "atol": 4e-3}
+
+
+def _check_meta(actual: Any, expected_shape: tuple[int, ...], xp: Any, dtype: Any, device: Any) -> None:
+    __tracebackhide__ = True
+    actual_xp = _compat.array_namespace(actual)
+    assert actual_xp.__name__ == xp.__name__, f"namespace {actual_xp.__name__} != {xp.__name__}"
+    if dtype is not None:
+        assert actual.dtype == dtype, f"dtype {actual.dtype} != {dtype}"
+    assert tuple(actual.shape) == tuple(expected_shape), f"shape {tuple(actual.shape)} != {tuple(expected_shape)}"
+    if device is not None:
+        assert _compat.device(actual) == device, f"device {_compat.device(actual)} != {device}"
+
+
+def assert_close(
+    actual: Any,
+    expected: Any,
+    *,
+    xp: Any,
+    dtype: Any = None,
+    device: Any = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> None:
+    """Check namespace, dtype, shape and device of ``actual``, then its values.
+
+    ``expected`` is host data (lists or NumPy) computed independently in the test.
+    Default tolerances come from :func:`float_tolerance` for ``actual.dtype``.
+    """
+    __tracebackhide__ = True
+    expected = np.asarray(expected, dtype=np.float64)
+    _check_meta(actual, expected.shape, xp, dtype, device)
+    tol = float_tolerance(xp, actual.dtype)
+    rtol = tol["rtol"] if rtol is None else rtol
+    atol = tol["atol"] if atol is None else atol
+    np.testing.assert_allclose(to_numpy(actual).astype(np.float64), expected, rtol=rtol, atol=atol)
+
+
+def assert_equal(actual: Any, expected: Any, *, xp: Any, dtype: Any = None, device: Any = None) -> None:
+    """Exact equality after the namespace, dtype, shape and device checks."""
+    __tracebackhide__ = True
+    expected = np.asarray(expected)
+    _check_meta(actual, expected.shape, xp, dtype, device)
+    np.testing.assert_array_equal(to_numpy(actual), expected)
