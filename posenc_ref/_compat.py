@@ -184,3 +184,29 @@ def to_numpy(x: Any) -> Any:
         except (TypeError, BufferError, RuntimeError):
             pass
     return np.asarray(x)
+
+
+def values_known(x: object) -> bool:
+    """Whether the values of ``x`` can be read now without tracing or a graph compute.
+
+    False for Dask arrays and for JAX arrays under a transformation
+    (``jax.jit`` tracers); True for concrete JAX arrays and eager backends.
+    """
+    if array_api_compat.is_dask_array(x):
+        return False
+    if array_api_compat.is_jax_array(x):
+        import jax
+
+        return not isinstance(x, jax.core.Tracer)
+    return not is_lazy(x)
+
+
+def has_accurate_float64_math(xp: Any) -> bool:
+    """Whether ``xp.sin``/``xp.cos``/``xp.exp`` are float64-accurate on float64 input.
+
+    False for MLX: on its CPU device (0.32) float64 ``sin``, ``cos`` and ``exp``
+    return float64 arrays with float32 accuracy (errors near 1.5e-7, 8e-6 for
+    ``exp`` near 3), while ``+``, ``*``, ``round``, ``log`` and ``sqrt`` are
+    exact or correctly rounded.  Callers evaluate these functions themselves.
+    """
+    return not is_mlx_namespace(xp)

@@ -13,13 +13,19 @@ import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._compat import is_lazy
+from ._compat import is_lazy, values_known
 
 __all__ = [
+    "check_bool",
     "check_choice",
+    "check_float_array",
+    "check_float_dtype",
     "check_integer_array",
     "check_int",
+    "check_mask_array",
     "check_nonnegative_positions",
+    "check_options",
+    "check_position_range",
     "check_real",
 ]
 
@@ -110,4 +116,94 @@ def check_nonnegative_positions(x: Any, name: str, xp: Any) -> None:
     smallest = int(xp.min(x)) if math.prod(x.shape) else 0
     if smallest < 0:
         msg = f"{name} must be non-negative; got a minimum of {smallest}"
+        raise ValueError(msg)
+
+
+def check_bool(value: object, name: str) -> bool:
+    """``value`` if it is a Python ``bool``; otherwise a ``TypeError``."""
+    if not isinstance(value, bool):
+        msg = f"{name} must be True or False; got {value!r} of type {type(value).__name__}"
+        raise TypeError(msg)
+    return value
+
+
+def check_options(
+    options: Mapping[str, object],
+    defaults: Mapping[str, object],
+    context: str,
+    *,
+    elsewhere: Mapping[str, str] | None = None,
+) -> dict[str, object]:
+    """``defaults`` updated with ``options``; a ``TypeError`` naming any unknown option.
+
+    ``context`` says whose options these are (``"convention 'vaswani'"``);
+    ``elsewhere`` maps option names that belong to something else to advice.
+    """
+    for name in options:
+        if name not in defaults:
+            allowed = ", ".join(repr(d) for d in defaults) or "none"
+            msg = f"{name} is not an option of {context}; its options are: {allowed}"
+            if elsewhere and name in elsewhere:
+                msg += f" ({elsewhere[name]})"
+            else:
+                close = difflib.get_close_matches(name, list(defaults), n=1)
+                if close:
+                    msg += f" (did you mean {close[0]!r}?)"
+            raise TypeError(msg)
+    return {**defaults, **options}
+
+
+def check_float_dtype(dtype: Any, name: str, xp: Any, *, float64_available: bool = True) -> Any:
+    """``dtype`` if it is a real floating dtype of ``xp`` (float64 only where available)."""
+    try:
+        ok = xp.isdtype(dtype, "real floating")
+    except (TypeError, ValueError, AttributeError):
+        ok = False
+    if not ok:
+        msg = f"{name} must be a real floating dtype of {xp.__name__}; got {dtype!r}"
+        raise TypeError(msg)
+    if dtype == xp.float64 and not float64_available:
+        msg = f"{name} must be float32 or narrower on this backend/device; got {dtype!r} (no float64 here)"
+        raise ValueError(msg)
+    return dtype
+
+
+def check_position_range(x: Any, name: str, xp: Any, *, low: int | None, high: int | None, rule: str) -> None:
+    """A ``ValueError`` if an integer array has a value below ``low`` or above ``high``.
+
+    ``rule`` completes "``name`` must be ...".  Reads back the extremes; skipped
+    when values are unknown (Dask, JAX under ``jit``: see ``_compat.values_known``).
+    """
+    if not values_known(x) or not math.prod(x.shape):
+        return
+    if high is not None:
+        largest = int(xp.max(x))
+        if largest > high:
+            msg = f"{name} must be {rule}; got a maximum of {largest}"
+            raise ValueError(msg)
+    if low is not None:
+        smallest = int(xp.min(x))
+        if smallest < low:
+            msg = f"{name} must be {rule}; got a minimum of {smallest}"
+            raise ValueError(msg)
+
+
+def check_float_array(x: Any, name: str, xp: Any) -> None:
+    """A ``TypeError`` unless ``x`` is an array of a real floating dtype."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or not xp.isdtype(dtype, "real floating"):
+        got = dtype if dtype is not None else type(x).__name__
+        msg = f"{name} must be an array of a real floating dtype; got {got}"
+        raise TypeError(msg)
+
+
+def check_mask_array(x: Any, name: str, xp: Any) -> None:
+    """A ``TypeError`` unless ``x`` is a bool or integer array; a ``ValueError`` if it is 0-d."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or not xp.isdtype(dtype, ("bool", "integral")):
+        got = dtype if dtype is not None else type(x).__name__
+        msg = f"{name} must be an array of a bool or integer dtype; got {got}"
+        raise TypeError(msg)
+    if not x.shape:
+        msg = f"{name} must have at least one dimension; got a 0-d array"
         raise ValueError(msg)

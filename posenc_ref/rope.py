@@ -1,0 +1,350 @@
+r"""Rotary position embeddings: cos/sin tables, their application, and xPos scales.
+
+Two memory layouts of the rotated pairs exist in the wild and are the same
+function up to a fixed permutation of q/k channels:
+
+- ``"half"``: channel ``i`` pairs with ``i + d/2`` (GPT-NeoX, HF ``rotate_half``,
+  vLLM ``is_neox_style=True``, MLX ``traditional=False``, ggml NEOX);
+- ``"interleaved"``: channel ``2i`` pairs with ``2i + 1`` (RoFormer, Meta's
+  Llama reference, GPT-J, torchtune, vLLM ``is_neox_style=False``, MLX
+  ``traditional=True``, ggml NORMAL).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import _compat
+from ._rope_angles import device_pieces, host_pieces, reduced_cos_sin, turn_format
+from ._validate import check_choice, check_int, check_integer_array, check_real
+from .rope_scaling import RopeFrequencies
+
+__all__ = ["LAYOUTS", "apply_rope", "rope_cos_sin", "xpos_scale"]
+
+LAYOUTS = ("half", "interleaved")
+_LAYOUT_ALIASES = {
+    "neox": "GPT-NeoX and HF use 'half'",
+    "gpt-neox": "GPT-NeoX and HF use 'half'",
+    "rotate_half": "HF's rotate_half is 'half'",
+    "gptj": "GPT-J uses 'interleaved'",
+    "gpt-j": "GPT-J uses 'interleaved'",
+    "traditional": "MLX traditional=True is 'interleaved'",
+    "normal": "ggml's NORMAL mode is 'interleaved'",
+    "meta": "Meta's reference Llama is 'interleaved'",
+}
+
+
+def _check_layout(layout: object) -> str:
+    return check_choice(layout, "layout", LAYOUTS, aliases=_LAYOUT_ALIASES)
+
+
+def _expand(pairs: Any, layout: str, xp: Any) -> Any:
+    """Per-pair values ``[..., n]`` to per-channel ``[..., 2n]`` in ``layout``."""
+    if layout == "half":
+        return xp.concat([pairs, pairs], axis=-1)
+    shape = (*pairs.shape[:-1], 2 * pairs.shape[-1])
+    return xp.reshape(xp.stack([pairs, pairs], axis=-1), shape)
+
+
+def _check_float_dtype(dtype: Any, name: str, xp: Any, device: Any) -> None:
+    if dtype is None:
+        return
+    try:
+        floating = xp.isdtype(dtype, "real floating")
+    except (TypeError, ValueError):
+        floating = False
+    if not floating:
+        msg = f"{name} must be a real floating dtype of {xp.__name__}; got {dtype!r}"
+        raise TypeError(msg)
+    if dtype == xp.float64 and not _compat.has_float64(xp, device):
+        msg = f"{name} must not be float64 on this backend/device (no float64 here); got {dtype!r}"
+        raise ValueError(msg)
+
+
+def _rope_compute_dtype(freqs: RopeFrequencies, xp: Any, device: Any, requested: Any) -> Any:
+    if requested is None:
+        fxp = _compat.array_namespace(freqs.inv_freq)
+        if freqs.inv_freq.dtype == fxp.float32:  # the caller built float32 frequencies
+            requested = xp.float32
+    return _compat.compute_dtype(xp, device, requested=requested)
+
+
+def rope_cos_sin(
+    positions: Any,
+    /,
+    freqs: RopeFrequencies,
+    *,
+    layout: str = "half",
+    dtype: Any = None,
+    compute_dtype: Any = None,
+) -> tuple[Any, Any]:
+    r"""Cos and sin tables of rotary position embeddings at integer positions.
+
+    HF's ``XRotaryEmbedding.forward`` (``cat(freqs, freqs)``, times
+    ``attention_scaling``) for ``layout="half"``; Meta/torchtune's repeated
+    pairs for ``layout="interleaved"``.  Unlike those (and vLLM, MLX, ggml),
+    which round the product ``m theta_i`` in float32, the phase is reduced
+    modulo one turn with exact arithmetic (see Notes), so the tables stay
+    accurate at millions of positions even in float32.
+
+    Parameters
+    ----------
+    positions : array of an integer dtype, any shape
+        Token positions ``m`` (KV-cache offsets, per-batch rows, single
+        decoding steps).  Negative values rotate backwards.
+    freqs : RopeFrequencies
+        From :func:`posenc_ref.rope_frequencies`, or built from an
+        ``inv_freq`` array (its values, cast to the compute dtype, are then
+        taken as exact and must share the namespace of ``positions``).
+    layout : {"half", "interleaved"}, optional
+        Channel order of the output.  Default ``"half"``.
+    dtype : dtype, optional
+        Output dtype; default the compute dtype.
+    compute_dtype : dtype, optional
+        ``xp.float32`` or ``xp.float64``.  Default: float32 if
+        ``freqs.inv_freq`` is float32, else float64 where the backend/device
+        has it (float32 on MLX GPU and JAX without x64).
+
+    Returns
+    -------
+    cos, sin : arrays of shape ``positions.shape + (2 * len(inv_freq),)``
+        ``attention_factor * cos(m theta_i)`` and ``attention_factor *
+        sin(m theta_i)``, on the device of ``positions``.
+
+    Raises
+    ------
+    TypeError
+        ``positions`` not an integer array, ``freqs`` not a RopeFrequencies,
+        ``dtype`` not a floating dtype.
+    ValueError
+        Unknown ``layout`` (aliases such as ``"neox"`` are named in the
+        message), float64 requested where it does not exist.
+
+    Notes
+    -----
+    .. math:: \cos_{m, c} = a \cos(m\theta_{i(c)}), \quad \sin_{m, c} = a \sin(m\theta_{i(c)}),
+
+    with :math:`i(c) = c \bmod d/2` (half) or :math:`\lfloor c/2 \rfloor`
+    (interleaved) and :math:`a` the attention factor.  The phase in turns
+    :math:`m\theta_i/2\pi` is summed exactly from base-:math:`2^v` digits of
+    :math:`m` times pieces of :math:`\theta_i/2\pi` on fixed binary grids
+    (float64: :math:`v=26`, exact for :math:`|m| < 2^{52}`; float32: :math:`v=12`,
+    exact for :math:`|m| < 2^{36}`), reduced to a quarter-turn count and a
+    remainder :math:`|r| \le 1/8` turn, and only then multiplied by
+    :math:`2\pi`.  Error: one rounding of :math:`2\pi r`, the backend's
+    cos/sin on :math:`[-\pi/4, \pi/4]` and the multiplication by :math:`a`:
+    at most a few ulp in float64 (measured <= 2 ulp up to :math:`m = 2^{24}`)
+    and about 1e-7 absolute in float32 (measured < 2e-7 up to :math:`2^{20}`).
+    A float32 product :math:`m\theta` is off by up to 0.06 rad at
+    :math:`m = 2^{20}` (measured cos/sin errors of 0.05), a float64 one by
+    up to 2e-9 at :math:`2^{24}`; HF computes a float32 GEMM (TF32 under
+    ``"high"`` matmul precision, huggingface/transformers#48428) and vLLM a
+    float32 einsum.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> from posenc_ref import rope_frequencies
+    >>> f = rope_frequencies(8, xp=xp)
+    >>> cos, sin = rope_cos_sin(xp.asarray([[0, 1, 2]]), f)
+    >>> cos.shape
+    (1, 3, 8)
+    """
+    layout = _check_layout(layout)
+    if not isinstance(freqs, RopeFrequencies):
+        msg = f"freqs must be a RopeFrequencies (from rope_frequencies); got {type(freqs).__name__}"
+        raise TypeError(msg)
+    xp = _compat.array_namespace(positions)
+    check_integer_array(positions, "positions", xp)
+    device = _compat.device(positions)
+    dtype_c = _rope_compute_dtype(freqs, xp, device, compute_dtype)
+    _check_float_dtype(dtype, "dtype", xp, device)
+    fmt = turn_format(xp, dtype_c)
+    if freqs.turns is not None:
+        pieces = host_pieces(freqs.turns, fmt, xp=xp, dtype=dtype_c, device=device)
+    else:
+        _compat.array_namespace(positions, freqs.inv_freq)  # a TypeError when the libraries differ
+        inv_freq = _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)
+        pieces = device_pieces(inv_freq, fmt, xp=xp)
+    cos, sin = reduced_cos_sin(positions, pieces, fmt, xp=xp, dtype=dtype_c)
+    if freqs.attention_factor != 1.0:
+        cos, sin = cos * freqs.attention_factor, sin * freqs.attention_factor
+    cos, sin = _expand(cos, layout, xp), _expand(sin, layout, xp)
+    out_dtype = dtype_c if dtype is None else dtype
+    return xp.astype(cos, out_dtype), xp.astype(sin, out_dtype)
+
+
+def _check_rope_shapes(x: Any, cos: Any, sin: Any) -> int:
+    """The rotary width ``R``; errors unless cos/sin fit ``x``."""
+    if tuple(cos.shape) != tuple(sin.shape):
+        msg = f"sin must have the shape of cos {tuple(cos.shape)}; got {tuple(sin.shape)}"
+        raise ValueError(msg)
+    if cos.ndim < 1 or x.ndim < 1:
+        msg = f"x and cos must have at least one axis; got shapes {tuple(x.shape)} and {tuple(cos.shape)}"
+        raise ValueError(msg)
+    width, channels = cos.shape[-1], x.shape[-1]
+    if width % 2 or width > channels:
+        msg = f"cos.shape[-1] must be even and <= x.shape[-1] = {channels}; got {width}"
+        raise ValueError(msg)
+    lead_x, lead_c = tuple(x.shape[:-1]), tuple(cos.shape[:-1])
+    fits = len(lead_c) <= len(lead_x) and all(
+        c in (1, n) for c, n in zip(reversed(lead_c), reversed(lead_x), strict=False)
+    )
+    if not fits:
+        msg = f"cos.shape[:-1] must broadcast to x.shape[:-1] = {lead_x}; got {lead_c}"
+        raise ValueError(msg)
+    return width
+
+
+def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
+    r"""Rotate the first ``cos.shape[-1]`` channels of ``x`` by the RoPE angles.
+
+    ``layout="half"`` is HF's ``q * cos + rotate_half(q) * sin``;
+    ``"interleaved"`` is Meta's complex multiplication on adjacent pairs.
+    Channels past ``cos.shape[-1]`` pass through unchanged (partial rotary,
+    as HF ``partial_rotary_factor``, vLLM ``rotary_dim``, MLX ``dims``).
+
+    Parameters
+    ----------
+    x : array of a real floating dtype, shape ``[..., S, D]``
+        Queries or keys.
+    cos, sin : arrays of shape ``[..., S, R]``, ``R`` even and ``<= D``
+        From :func:`rope_cos_sin` in the same ``layout``; leading axes must
+        broadcast to those of ``x`` (add a head axis, ``cos[:, None]``, for
+        ``x`` of shape ``[B, H, S, D]``).
+    layout : {"half", "interleaved"}, optional
+        Default ``"half"``.
+
+    Returns
+    -------
+    array
+        Same shape, dtype and device as ``x``.  The rotation is computed in
+        the promoted dtype of ``x`` and ``cos`` (so float16 inputs with
+        float32 tables rotate in float32, like MLX's kernel and torchtune),
+        then cast back to ``x.dtype``.
+
+    Raises
+    ------
+    TypeError
+        ``x``, ``cos`` or ``sin`` not of a real floating dtype.
+    ValueError
+        Shapes that do not fit; unknown ``layout``.
+
+    Notes
+    -----
+    For each pair :math:`(a, b)` of channels (``(i, i + R/2)`` or ``(2i, 2i+1)``):
+
+    .. math:: (a, b) \mapsto (a\cos\phi - b\sin\phi,\; b\cos\phi + a\sin\phi).
+
+    References
+    ----------
+    Su et al., RoFormer, arXiv:2104.09864.
+    """
+    layout = _check_layout(layout)
+    xp = _compat.array_namespace(x, cos, sin)
+    for name, arr in (("x", x), ("cos", cos), ("sin", sin)):
+        if not xp.isdtype(arr.dtype, "real floating"):
+            msg = f"{name} must be an array of a real floating dtype; got {arr.dtype}"
+            raise TypeError(msg)
+    width = _check_rope_shapes(x, cos, sin)
+    work = xp.result_type(x.dtype, cos.dtype, sin.dtype)
+    part = xp.astype(x[..., :width], work)
+    cos, sin = xp.astype(cos, work), xp.astype(sin, work)
+    if layout == "half":
+        half = width // 2
+        first, second = part[..., :half], part[..., half:]
+        rotated = part * cos + xp.concat([-second, first], axis=-1) * sin
+    else:
+        even, odd = part[..., 0::2], part[..., 1::2]
+        c, s = cos[..., 0::2], sin[..., 0::2]
+        pairs = xp.stack([even * c - odd * s, odd * c + even * s], axis=-1)
+        rotated = xp.reshape(pairs, (*pairs.shape[:-2], width))
+    rotated = xp.astype(rotated, x.dtype)
+    if width == x.shape[-1]:
+        return rotated
+    return xp.concat([rotated, x[..., width:]], axis=-1)
+
+
+def xpos_scale(
+    positions: Any,
+    /,
+    dim: int,
+    *,
+    scale_base: float = 512.0,
+    gamma: float = 0.4,
+    offset: int = 0,
+    layout: str = "half",
+    dtype: Any = None,
+) -> tuple[Any, Any]:
+    r"""xPos per-channel scales for queries and keys (Sun et al. 2022).
+
+    Multiply the rotated queries by ``q_scale`` and the rotated keys by
+    ``k_scale``; then each pair's contribution to :math:`q_n \cdot k_m` is
+    damped by :math:`\zeta_i^{(n-m)/B}`.  Only lucidrains'
+    rotary-embedding-torch (``use_xpos=True``) ships this among the libraries
+    read here; ggml removed its xPos mode.
+
+    Parameters
+    ----------
+    positions : array of an integer dtype, any shape
+        Positions of the tokens (the same array for q and k scales).
+    dim : int
+        Rotated channels (even), as ``cos.shape[-1]``.
+    scale_base : float, optional
+        :math:`B`, > 0.  Default 512 (paper and lucidrains).
+    gamma : float, optional
+        :math:`\gamma > 0`.  Default 0.4.
+    offset : int, optional
+        Centre :math:`c` of the exponent, :math:`(m - c)/B`.  The paper uses
+        0; lucidrains uses ``seq_len // 2`` and torchscale ``(len + offset) //
+        2`` to keep the scales near 1.  The product :math:`q_n \cdot k_m` does
+        not depend on it.
+    layout : {"half", "interleaved"}, optional
+        Channel order, as for :func:`rope_cos_sin`.
+    dtype : dtype, optional
+        Output dtype; default float64 where available, else float32.
+
+    Returns
+    -------
+    q_scale, k_scale : arrays of shape ``positions.shape + (dim,)``
+        :math:`\zeta_i^{(m-c)/B}` and :math:`\zeta_i^{-(m-c)/B}`.
+
+    Raises
+    ------
+    TypeError
+        ``positions`` not an integer array; ``dim`` not an integer.
+    ValueError
+        ``dim`` odd, ``scale_base <= 0``, ``gamma <= 0``, unknown ``layout``.
+
+    Notes
+    -----
+    .. math:: \zeta_i = \frac{2i/d + \gamma}{1 + \gamma}, \quad i < d/2,
+
+    computed as :math:`\exp(\pm (m-c)/B \cdot \ln\zeta_i)`; far from the
+    centre the scales overflow or underflow (:math:`|m - c| \gtrsim 700 B /
+    |\ln\zeta_0|` in float64), which is why implementations centre them.
+
+    References
+    ----------
+    Sun et al., "A Length-Extrapolatable Transformer", arXiv:2212.10554.
+    """
+    layout = _check_layout(layout)
+    dim = check_int(dim, "dim")
+    if dim % 2:
+        msg = f"dim must be an even positive integer; got {dim}"
+        raise ValueError(msg)
+    scale_base = check_real(scale_base, "scale_base", exclusive_minimum=0.0)
+    gamma = check_real(gamma, "gamma", exclusive_minimum=0.0)
+    offset = check_int(offset, "offset", minimum=None)
+    xp = _compat.array_namespace(positions)
+    check_integer_array(positions, "positions", xp)
+    device = _compat.device(positions)
+    _check_float_dtype(dtype, "dtype", xp, device)
+    work = _compat.compute_dtype(xp, device)
+    log_zeta = [math.log((2 * i / dim + gamma) / (1 + gamma)) for i in range(dim // 2)]
+    log_zeta_arr = _compat.asarray(log_zeta, xp=xp, dtype=work, device=device)
+    power = (xp.astype(xp.expand_dims(positions, axis=-1), work) - float(offset)) / scale_base
+    q_scale, k_scale = xp.exp(power * log_zeta_arr), xp.exp(-power * log_zeta_arr)
+    out = work if dtype is None else dtype
+    return xp.astype(_expand(q_scale, layout, xp), out), xp.astype(_expand(k_scale, layout, xp), out)

@@ -1,0 +1,514 @@
+"""rope_frequencies: every scaling type against mpmath formulas written here from the papers and HF."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import pytest
+
+from posenc_ref import SCALING_TYPES, RopeFrequencies, rope_frequencies
+from posenc_ref._compat import has_float64
+from tests.helpers import assert_close, to_numpy
+
+DPS = 50
+
+
+# --- independent oracle (mpmath, from the formulas in reference/rope_variants.md) ---------------------
+
+
+def mp_thetas(dim: int, base: float, *, count: int | None = None) -> list[mpmath.mpf]:
+    count = dim // 2 if count is None else count
+    with mpmath.workdps(DPS):
+        return [mpmath.power(mpmath.mpf(base), -mpmath.mpf(2 * i) / dim) for i in range(count)]
+
+
+def mp_correction_dim(dim: int, base: float, original: int, rotations: float) -> mpmath.mpf:
+    with mpmath.workdps(DPS):
+        return dim * mpmath.log(original / (rotations * 2 * mpmath.pi)) / (2 * mpmath.log(base))
+
+
+def mp_yarn(
+    dim: int, base: float, factor: float, original: int, *, beta_fast=32.0, beta_slow=1.0, truncate=True
+) -> list[mpmath.mpf]:
+    with mpmath.workdps(DPS):
+        low = mp_correction_dim(dim, base, original, beta_fast)
+        high = mp_correction_dim(dim, base, original, beta_slow)
+        if truncate:
+            low, high = mpmath.floor(low), mpmath.ceil(high)
+        low, high = max(low, 0), min(high, dim - 1)
+        if low == high:
+            high += mpmath.mpf("0.001")
+        out = []
+        for i, t in enumerate(mp_thetas(dim, base)):
+            ramp = min(max((i - low) / (high - low), 0), 1)
+            out.append(t / factor * ramp + t * (1 - ramp))
+        return out
+
+
+def same(a: Any, b: Any, divisor: float = 1) -> bool:
+    """``a == b / divisor`` to 40 digits (evaluated at the oracle's precision)."""
+    with mpmath.workdps(DPS):
+        b = mpmath.mpf(b) / divisor
+        return abs(mpmath.mpf(a) - b) <= mpmath.mpf("1e-40") * abs(b)
+
+
+def mp_mscale(scale: float, m: float = 1.0) -> mpmath.mpf:
+    with mpmath.workdps(DPS):
+        return mpmath.mpf(1) if scale <= 1 else mpmath.mpf("0.1") * m * mpmath.log(scale) + 1
+
+
+def mp_llama3(
+    dim: int, base: float, factor: float, low: float, high: float, original: int
+) -> list[mpmath.mpf]:
+    with mpmath.workdps(DPS):
+        out = []
+        for t in mp_thetas(dim, base):
+            wavelength = 2 * mpmath.pi / t
+            if wavelength > original / low:
+                out.append(t / factor)
+            elif wavelength < original / high:
+                out.append(t)
+            else:
+                smooth = 0 if high == low else (original / wavelength - low) / (high - low)
+                out.append((1 - smooth) * t / factor + smooth * t)
+        return out
+
+
+# --- helpers ---------------------------------------------------------------------------------------------
+
+
+def float_dtype(xp: Any) -> Any:
+    return xp.float64 if has_float64(xp) else xp.float32
+
+
+def check_inv_freq(freqs: RopeFrequencies, expected: list, xp: Any, device: Any = None) -> None:
+    """inv_freq is the once-rounded exact value: at most one ulp of the compute dtype."""
+    dtype = float_dtype(xp)
+    rtol = 2.0**-52 if dtype == xp.float64 else 2.0**-23
+    assert_close(
+        freqs.inv_freq, [float(v) for v in expected], xp=xp, dtype=dtype, device=device, rtol=rtol, atol=0
+    )
+
+
+def frequencies(xp: Any, dim: int, **kwargs: Any) -> RopeFrequencies:
+    return rope_frequencies(dim, xp=xp, **kwargs)
+
+
+LLAMA2_YARN = {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 4096}
+GPT_OSS = {
+    "rope_type": "yarn",
+    "factor": 32.0,
+    "beta_fast": 32.0,
+    "beta_slow": 1.0,
+    "original_max_position_embeddings": 4096,
+    "truncate": False,
+}
+LLAMA31 = {
+    "rope_type": "llama3",
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+}
+
+
+class TestRopeFrequencies:
+    def test_scaling_types(self) -> None:
+        assert SCALING_TYPES == (
+            "default",
+            "linear",
+            "ntk",
+            "dynamic",
+            "yarn",
+            "llama3",
+            "longrope",
+            "proportional",
+        )
+
+    @pytest.mark.parametrize("base", [10000.0, 500000.0, 1e7])
+    def test_default(self, xp: Any, device: Any, base: float) -> None:
+        freqs = rope_frequencies(128, base=base, xp=xp, device=device)
+        check_inv_freq(freqs, mp_thetas(128, base), xp, device)
+        assert freqs.attention_factor == 1.0
+        assert rope_frequencies(128, base=base, scaling={"type": "default"}, xp=xp).attention_factor == 1.0
+
+    def test_linear(self, xp: Any) -> None:
+        freqs = frequencies(xp, 64, scaling={"rope_type": "linear", "factor": 4})
+        check_inv_freq(freqs, [t / 4 for t in mp_thetas(64, 10000.0)], xp)
+
+    def test_ntk(self, xp: Any) -> None:
+        # bloc97: b' = b * s**(d/(d-2)); the top frequency is kept, the lowest divided by exactly s.
+        freqs = frequencies(xp, 64, scaling={"rope_type": "ntk", "factor": 8.0})
+        with mpmath.workdps(DPS):
+            new_base = 10000 * mpmath.power(8, mpmath.mpf(64) / 62)
+        check_inv_freq(freqs, mp_thetas(64, new_base), xp)
+
+    @pytest.mark.parametrize(("seq_len", "length"), [(None, 2048), (1000, 2048), (2048, 2048), (8192, 8192)])
+    def test_dynamic(self, xp: Any, seq_len: int | None, length: int) -> None:
+        # HF: b' = b (s L/Lmax - (s-1))**(d/(d-2)), L = max(seq_len, Lmax): unchanged below and at the limit.
+        scaling = {"rope_type": "dynamic", "factor": 4.0, "max_position_embeddings": 2048}
+        freqs = frequencies(xp, 128, scaling=scaling, seq_len=seq_len)
+        with mpmath.workdps(DPS):
+            new_base = 10000 * mpmath.power(4 * mpmath.mpf(length) / 2048 - 3, mpmath.mpf(128) / 126)
+        check_inv_freq(freqs, mp_thetas(128, new_base), xp)
+        if length == 2048:
+            check_inv_freq(freqs, mp_thetas(128, 10000.0), xp)
+
+    def test_yarn_llama2_range_20_46(self, xp: Any) -> None:
+        low = mp_correction_dim(128, 10000.0, 4096, 32)
+        high = mp_correction_dim(128, 10000.0, 4096, 1)
+        assert (round(float(low), 2), round(float(high), 2)) == (20.94, 45.03)
+        freqs = frequencies(xp, 128, scaling=LLAMA2_YARN)
+        expected = mp_yarn(128, 10000.0, 16.0, 4096)
+        check_inv_freq(freqs, expected, xp)
+        thetas = mp_thetas(128, 10000.0)
+        # truncated to 20/46: pairs 0..20 extrapolated (unchanged), 46.. interpolated (theta / 16)
+        assert all(same(expected[i], thetas[i]) for i in range(21))
+        with mpmath.workdps(DPS):
+            assert all(abs(expected[i] / (thetas[i] / 16) - 1) < 1e-45 for i in range(46, 64))
+        assert float(mpmath.mpf(freqs.attention_factor)) == pytest.approx(float(mp_mscale(16.0)), rel=1e-15)
+
+    def test_yarn_gpt_oss_untruncated(self, xp: Any) -> None:
+        low = mp_correction_dim(64, 150000.0, 4096, 32)
+        high = mp_correction_dim(64, 150000.0, 4096, 1)
+        assert (round(float(low), 4), round(float(high), 4)) == (8.0928, 17.3980)
+        freqs = frequencies(xp, 64, base=150000.0, scaling=GPT_OSS)
+        check_inv_freq(freqs, mp_yarn(64, 150000.0, 32.0, 4096, truncate=False), xp)
+        assert freqs.attention_factor == pytest.approx(1.3465735902799727, rel=1e-15)
+        assert round(freqs.attention_factor, 5) == 1.34657
+        # the truncated range (8/18) gives different frequencies: the vLLM#27722 bug is visible
+        truncated = to_numpy(
+            frequencies(xp, 64, base=150000.0, scaling={**GPT_OSS, "truncate": True}).inv_freq
+        )
+        exact = float(mp_yarn(64, 150000.0, 32.0, 4096, truncate=False)[9])
+        assert abs(truncated[9] / exact - 1) > 1e-3
+
+    @pytest.mark.parametrize(
+        ("extra", "expected"),
+        [
+            ({"mscale": 1.0, "mscale_all_dim": 1.0}, 1.0),  # DeepSeek-V3: the ratio is 1
+            ({"mscale": 0.707, "mscale_all_dim": 1.0}, None),  # a real ratio
+            ({"mscale": 1.0}, "default"),  # only one key: HF falls back to 0.1 ln s + 1
+            ({"mscale": 0, "mscale_all_dim": 1.0}, "default"),  # 0 is falsy in HF's `if mscale and ...`
+            ({"attention_factor": 1.0, "mscale": 1.0, "mscale_all_dim": 0.5}, 1.0),  # explicit wins
+        ],
+    )
+    def test_yarn_attention_factor(self, xp: Any, extra: dict, expected: Any) -> None:
+        scaling = {"rope_type": "yarn", "factor": 40, "original_max_position_embeddings": 4096, **extra}
+        freqs = frequencies(xp, 64, scaling=scaling)
+        if expected is None:
+            expected = float(mp_mscale(40, 0.707) / mp_mscale(40, 1.0))
+        elif expected == "default":
+            expected = float(mp_mscale(40))
+            assert expected == pytest.approx(1.3688879454113936)
+        assert freqs.attention_factor == pytest.approx(expected, rel=1e-15)
+
+    def test_yarn_factor_from_lengths(self, xp: Any) -> None:
+        # v5 / PR #40320: factor absent -> max_position_embeddings / original_max
+        scaling = {
+            "rope_type": "yarn",
+            "original_max_position_embeddings": 4096,
+            "max_position_embeddings": 16384,
+        }
+        freqs = frequencies(xp, 128, scaling=scaling)
+        check_inv_freq(freqs, mp_yarn(128, 10000.0, 4.0, 4096), xp)
+        assert freqs.attention_factor == pytest.approx(float(mp_mscale(4.0)), rel=1e-15)
+        # an explicit factor wins over the ratio
+        explicit = frequencies(xp, 128, scaling={**scaling, "factor": 2.0})
+        check_inv_freq(explicit, mp_yarn(128, 10000.0, 2.0, 4096), xp)
+        # original_max defaults to max_position_embeddings (HF v5 standardize_rope_params)
+        only_max = frequencies(
+            xp, 128, scaling={"rope_type": "yarn", "factor": 4.0, "max_position_embeddings": 4096}
+        )
+        check_inv_freq(only_max, mp_yarn(128, 10000.0, 4.0, 4096), xp)
+
+    def test_yarn_beta_or_defaults(self, xp: Any) -> None:
+        # HF: `rope.get("beta_fast") or 32`: an explicit 0 or None means the default
+        zeros = {**LLAMA2_YARN, "beta_fast": 0, "beta_slow": None}
+        check_inv_freq(frequencies(xp, 128, scaling=zeros), mp_yarn(128, 10000.0, 16.0, 4096), xp)
+        custom = {**LLAMA2_YARN, "beta_fast": 16, "beta_slow": 2}
+        check_inv_freq(
+            frequencies(xp, 128, scaling=custom),
+            mp_yarn(128, 10000.0, 16.0, 4096, beta_fast=16, beta_slow=2),
+            xp,
+        )
+
+    def test_yarn_equal_bounds_guard(self, xp: Any) -> None:
+        # original_max = 4 < 2 pi: both correction dims are negative, clamp to 0 == 0, then high = 0.001
+        scaling = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 4}
+        expected = mp_yarn(32, 10000.0, 8.0, 4)
+        thetas = mp_thetas(32, 10000.0)
+        assert same(expected[0], thetas[0]) and same(expected[1], thetas[1], 8)
+        check_inv_freq(frequencies(xp, 32, scaling=scaling), expected, xp)
+
+    def test_llama3_1(self, xp: Any) -> None:
+        freqs = frequencies(xp, 128, base=500000.0, scaling=LLAMA31)
+        expected = mp_llama3(128, 500000.0, 8.0, 1.0, 4.0, 8192)
+        check_inv_freq(freqs, expected, xp)
+        thetas = mp_thetas(128, 500000.0)
+        kinds = [
+            "kept" if same(e, t) else "scaled" if same(e, t, 8) else "smoothed"
+            for e, t in zip(expected, thetas, strict=True)
+        ]
+        assert kinds.count("kept") > 0 and kinds.count("scaled") > 0 and kinds.count("smoothed") > 0
+        assert freqs.attention_factor == 1.0
+
+    @pytest.mark.parametrize("side", [-1, 1])
+    def test_llama3_band_edges(self, xp: Any, side: int) -> None:
+        # Put pair 5's wavelength 1e-9 (relative) inside or outside each band edge.
+        wavelength = float(2 * mpmath.pi / mp_thetas(64, 10000.0)[5])
+        edge = wavelength * (1 + side * 1e-9)
+        for key in ("high_freq_factor", "low_freq_factor"):
+            params = {"low_freq_factor": 1.0, "high_freq_factor": 8.0}
+            params[key] = 8192 / edge
+            if params["high_freq_factor"] < params["low_freq_factor"]:
+                continue
+            scaling = {**LLAMA31, **params}
+            expected = mp_llama3(
+                64, 10000.0, 8.0, params["low_freq_factor"], params["high_freq_factor"], 8192
+            )
+            check_inv_freq(frequencies(xp, 64, scaling=scaling), expected, xp)
+
+    @pytest.mark.parametrize("side", [-1, 1])
+    def test_llama3_equal_factors(self, xp: Any, side: int) -> None:
+        # Llama-4 style low == high: two bands with a jump at wavelength == original_max
+        wavelength = float(2 * mpmath.pi / mp_thetas(64, 10000.0)[20])
+        factor = 8192 / (wavelength * (1 + side * 1e-9))
+        scaling = {**LLAMA31, "low_freq_factor": factor, "high_freq_factor": factor}
+        expected = mp_llama3(64, 10000.0, 8.0, factor, factor, 8192)
+        theta = mp_thetas(64, 10000.0)[20]
+        assert same(expected[20], theta, 8 if side < 0 else 1)
+        check_inv_freq(frequencies(xp, 64, scaling=scaling), expected, xp)
+
+    def test_longrope_short_long_switch(self, xp: Any) -> None:
+        short = [1.0 + i / 10 for i in range(48)]
+        long = [2.0 + i for i in range(48)]
+        scaling = {
+            "rope_type": "longrope",
+            "short_factor": short,
+            "long_factor": long,
+            "original_max_position_embeddings": 4096,
+            "max_position_embeddings": 131072,
+        }
+        thetas = mp_thetas(96, 10000.0)
+        with mpmath.workdps(DPS):
+            scale = mpmath.sqrt(1 + mpmath.log(32) / mpmath.log(4096))
+        for seq_len, factors in ((None, short), (1, short), (4096, short), (4097, long), (131072, long)):
+            freqs = frequencies(xp, 96, scaling=scaling, seq_len=seq_len)
+            check_inv_freq(freqs, [t / f for t, f in zip(thetas, factors, strict=True)], xp)
+            assert freqs.attention_factor == pytest.approx(float(scale), rel=1e-15)
+        assert float(scale) == pytest.approx(1.1902380714238083)
+        explicit = frequencies(xp, 96, scaling={**scaling, "factor": 4.0})
+        assert explicit.attention_factor == pytest.approx(
+            float(mpmath.sqrt(1 + mpmath.log(4) / mpmath.log(4096)))
+        )
+        assert frequencies(xp, 96, scaling={**scaling, "attention_factor": 1.25}).attention_factor == 1.25
+        no_scale = {**scaling, "max_position_embeddings": 4096}
+        assert frequencies(xp, 96, scaling=no_scale).attention_factor == 1.0
+
+    def test_proportional(self, xp: Any) -> None:
+        scaling = {"rope_type": "proportional", "partial_rotary_factor": 0.25, "factor": 2.0}
+        freqs = frequencies(xp, 256, scaling=scaling)
+        rotated = mp_thetas(256, 10000.0, count=32)  # denominator: the full head_dim 256
+        check_inv_freq(freqs, [t / 2 for t in rotated] + [0] * 96, xp)
+        full = frequencies(xp, 64, scaling={"rope_type": "proportional"})
+        check_inv_freq(full, mp_thetas(64, 10000.0), xp)
+
+    def test_compute_dtype_float32(self, xp: Any, device: Any) -> None:
+        freqs = rope_frequencies(
+            64, scaling=GPT_OSS, base=150000.0, compute_dtype=xp.float32, xp=xp, device=device
+        )
+        expected = [float(v) for v in mp_yarn(64, 150000.0, 32.0, 4096, truncate=False)]
+        assert_close(freqs.inv_freq, expected, xp=xp, dtype=xp.float32, device=device, rtol=2.0**-24, atol=0)
+
+    def test_turns_are_exact(self) -> None:
+        freqs = rope_frequencies(16, base=500000.0)
+        for turn, theta in zip(freqs.turns, mp_thetas(16, 500000.0), strict=True):
+            with mpmath.workdps(DPS):
+                assert abs(mpmath.mpf(turn.numerator) / turn.denominator - theta / (2 * mpmath.pi)) < 1e-45
+
+    def test_built_from_an_array(self, xp: Any) -> None:
+        freqs = RopeFrequencies(xp.asarray([1.0, 0.5]), 1.5)
+        assert freqs.attention_factor == 1.5 and freqs.turns is None
+
+
+class TestRopeFrequenciesErrors:
+    @pytest.mark.parametrize(
+        ("kwargs", "error", "match"),
+        [
+            ({"dim": 0}, ValueError, r"^dim must be a positive integer"),
+            ({"dim": 7}, ValueError, r"^dim must be an even positive integer; got 7"),
+            ({"dim": 8.0}, TypeError, r"^dim must be an integer"),
+            ({"base": 1.0}, ValueError, r"^base must be > 1.0"),
+            ({"seq_len": 0}, ValueError, r"^seq_len must be a positive integer"),
+            ({"scaling": [("rope_type", "linear")]}, TypeError, r"^scaling must be None or a mapping"),
+            (
+                {"scaling": {"rope_type": "yarm"}},
+                ValueError,
+                r"^scaling\['rope_type'\] must be one of .*'yarn'",
+            ),
+            ({"scaling": {"type": "su"}}, ValueError, r"^scaling\['rope_type'\] must be one of .*'longrope'"),
+            (
+                {"scaling": {"rope_type": "linear", "type": "yarn"}},
+                ValueError,
+                r"^scaling\['type'\] must equal",
+            ),
+            (
+                {"scaling": {"rope_type": "linear"}},
+                ValueError,
+                r"^scaling must contain 'factor' for rope_type",
+            ),
+            (
+                {"scaling": {"rope_type": "linear", "factor": 0.5}},
+                ValueError,
+                r"^scaling\['factor'\] must be >= 1",
+            ),
+            (
+                {"scaling": {"rope_type": "linear", "factor": "2"}},
+                TypeError,
+                r"^scaling\['factor'\] must be a real",
+            ),
+            (
+                {"scaling": {"rope_type": "linear", "factor": 2, "beta_fast": 3}},
+                ValueError,
+                r"^scaling must only contain keys .* got 'beta_fast'",
+            ),
+            (
+                {"scaling": {**LLAMA2_YARN, "beta_fats": 3}},
+                ValueError,
+                r"^scaling must only contain keys .*\(did you mean 'beta_fast'\?\)",
+            ),
+            (
+                {"scaling": {**LLAMA2_YARN, "beta_fast": 1, "beta_slow": 2}},
+                ValueError,
+                r"^scaling\['beta_fast'\] must be >",
+            ),
+            (
+                {"scaling": {**LLAMA2_YARN, "beta_slow": -1}},
+                ValueError,
+                r"^scaling\['beta_slow'\] must be > 0",
+            ),
+            (
+                {"scaling": {**LLAMA2_YARN, "truncate": 0}},
+                TypeError,
+                r"^scaling\['truncate'\] must be True or False",
+            ),
+            (
+                {"scaling": {**LLAMA2_YARN, "attention_factor": 0}},
+                ValueError,
+                r"^scaling\['attention_factor'\] must be > 0",
+            ),
+            (
+                {"scaling": {"rope_type": "yarn", "factor": 4.0}},
+                ValueError,
+                r"^scaling must contain 'original_max_position_embeddings' or 'max_position_embeddings'",
+            ),
+            (
+                {"scaling": {"rope_type": "yarn", "original_max_position_embeddings": 4096}},
+                ValueError,
+                r"^scaling must contain 'factor' or 'max_position_embeddings'",
+            ),
+            (
+                {
+                    "scaling": {
+                        "rope_type": "yarn",
+                        "original_max_position_embeddings": 4096,
+                        "max_position_embeddings": 2048,
+                    }
+                },
+                ValueError,
+                r"^scaling\['factor'\] must be >= 1; got none",
+            ),
+            (
+                {"scaling": {"rope_type": "dynamic", "factor": 2.0}},
+                ValueError,
+                r"^scaling must contain 'max_position_embeddings'",
+            ),
+            (
+                {"dim": 2, "scaling": {"rope_type": "ntk", "factor": 2.0}},
+                ValueError,
+                r"^dim must be > 2 for rope_type 'ntk'",
+            ),
+            (
+                {"scaling": {**LLAMA31, "high_freq_factor": 0.5}},
+                ValueError,
+                r"^scaling\['high_freq_factor'\] must be >=",
+            ),
+            (
+                {"scaling": {**LLAMA31, "low_freq_factor": None}},
+                ValueError,
+                r"^scaling must contain 'low_freq_factor'",
+            ),
+            (
+                {"scaling": {**LLAMA31, "original_max_position_embeddings": 8192.5}},
+                TypeError,
+                r"^scaling\['original_max_position_embeddings'\] must be an integer",
+            ),
+            (
+                {
+                    "scaling": {
+                        "rope_type": "longrope",
+                        "short_factor": [1.0] * 3,
+                        "long_factor": [1.0] * 4,
+                        "original_max_position_embeddings": 4096,
+                    }
+                },
+                ValueError,
+                r"^scaling\['short_factor'\] must have length dim // 2 = 4; got 3",
+            ),
+            (
+                {
+                    "scaling": {
+                        "rope_type": "longrope",
+                        "short_factor": [1.0] * 4,
+                        "long_factor": [1.0, 1.0, 0.0, 1.0],
+                        "original_max_position_embeddings": 4096,
+                    }
+                },
+                ValueError,
+                r"^scaling\['long_factor'\]\[2\] must be > 0",
+            ),
+            (
+                {
+                    "scaling": {
+                        "rope_type": "longrope",
+                        "long_factor": [1.0] * 4,
+                        "original_max_position_embeddings": 4096,
+                    }
+                },
+                ValueError,
+                r"^scaling must contain 'short_factor'",
+            ),
+            (
+                {"scaling": {"rope_type": "default", "rope_theta": 5.0e5}},
+                ValueError,
+                r"^scaling\['rope_theta'\] must equal base",
+            ),
+            (
+                {"scaling": {"rope_type": "linear", "factor": 2.0, "partial_rotary_factor": 0.5}},
+                ValueError,
+                r"^scaling\['partial_rotary_factor'\] must be 1 for rope_type 'linear'",
+            ),
+            (
+                {"scaling": {"rope_type": "proportional", "partial_rotary_factor": 1.5}},
+                ValueError,
+                r"^scaling\['partial_rotary_factor'\] must be <= 1.0",
+            ),
+        ],
+    )
+    def test_bad_input(self, kwargs: dict, error: type, match: str) -> None:
+        kwargs = {"dim": 8, **kwargs}
+        dim = kwargs.pop("dim")
+        with pytest.raises(error, match=match):
+            rope_frequencies(dim, **kwargs)
+
+    def test_rope_theta_equal_to_base_is_accepted(self) -> None:
+        freqs = rope_frequencies(8, base=5.0e5, scaling={"rope_type": "default", "rope_theta": 500000})
+        assert float(to_numpy(freqs.inv_freq)[0]) == 1.0
+
+    def test_float64_where_absent(self, xp: Any) -> None:
+        if has_float64(xp):
+            pytest.skip("this backend has float64")
+        with pytest.raises(ValueError, match=r"^compute_dtype must be float32"):
+            rope_frequencies(8, compute_dtype=xp.float64, xp=xp)
