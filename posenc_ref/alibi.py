@@ -1,0 +1,167 @@
+r"""ALiBi: attention with linear biases (Press, Smith & Lewis, ICLR 2022).
+
+https://arxiv.org/abs/2108.12409; code: ofirpress/attention_with_linear_biases
+(``fairseq/models/transformer.py``, ``get_slopes``).
+
+Two bias forms are offered (:data:`ALIBI_FORMS`):
+
+``"symmetric"``
+    :math:`-m\,|j - i|`.  Valid with or without a causal mask (encoders, prefix
+    LMs).  Matches MLX ``nn.ALiBi`` (``i`` from ``offset``), flash-attention's
+    ``alibi_slopes`` (``i + Lk - Lq`` as the query position); it is also the
+    bidirectional form of the ALiBi README FAQ and fairseq data2vec ``get_alibi``.
+``"causal"``
+    :math:`+m\,j`, the same in every row.  Under a causal mask it differs from the
+    symmetric form by the per-row constant :math:`m\,i`, which softmax ignores;
+    without a causal mask it is *wrong* (attention_with_linear_biases#9).  Matches
+    the original code, HF BLOOM (padding-aware key index: pass
+    ``(cumsum(mask) - 1) * mask`` as ``k_positions``) and Baichuan-13B exactly.
+    MPT and keras-hub ``AlibiBias`` add :math:`m\,(j - (L_k - 1))`: pass
+    ``k_positions - (Lk - 1)``.  HF Falcon's bias is the BLOOM bias computed as a
+    bfloat16 product and then scaled by ``1/sqrt(head_dim)``: compare it with
+    ``alibi_bias(..., form="causal") / sqrt(head_dim)`` at bfloat16 tolerance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _compat
+from ._validate import check_choice, check_int, check_real
+from .relative import _check_float_array, _check_position_pair, _float_dtype, _relative
+
+__all__ = ["ALIBI_FORMS", "alibi_bias", "alibi_slopes"]
+
+#: Forms of :func:`alibi_bias`.
+ALIBI_FORMS = ("symmetric", "causal")
+
+_FORM_ALIASES = {
+    "bidirectional": "use 'symmetric' (-m|i-j|)",
+    "row": "use 'causal' (+m*j in every row)",
+    "bloom": "BLOOM uses 'causal'",
+    "mpt": "MPT uses 'causal' with k_positions - (Lk - 1)",
+    "mlx": "MLX nn.ALiBi uses 'symmetric'",
+}
+
+
+def _slope_exponents(num_heads: int, max_bias: float) -> list[float]:
+    """Exponents ``e`` with slope ``2**-e``, by the original recursion."""
+    if num_heads & (num_heads - 1) == 0:
+        return [max_bias * (i + 1) / num_heads for i in range(num_heads)]
+    closest = 1 << (num_heads.bit_length() - 1)
+    extra = _slope_exponents(2 * closest, max_bias)[0::2][: num_heads - closest]
+    return _slope_exponents(closest, max_bias) + extra
+
+
+def alibi_slopes(
+    num_heads: int,
+    *,
+    max_bias: float = 8.0,
+    xp: Any = None,
+    device: Any = None,
+    dtype: Any = None,
+) -> Any:
+    r"""Per-head ALiBi slopes, for any number of heads.
+
+    Parameters
+    ----------
+    num_heads : int
+        Number of attention heads, at least 1.  Not necessarily a power of two.
+    max_bias : float
+        MPT's / keras-hub's ``alibi_bias_max``: the power-of-two slopes are
+        :math:`2^{-\text{max\_bias}\cdot k/n}`.  8 (the default) is the paper's.
+    xp : namespace, optional
+        Array namespace of the result (NumPy when omitted).
+    device : optional
+        Device of the result (ignored on MLX).
+    dtype : real floating dtype, optional
+        Default: float64 where the backend/device has it, else float32.
+
+    Returns
+    -------
+    array, shape ``[num_heads]``
+        Slopes in head order.
+
+    Raises
+    ------
+    TypeError
+        For a non-integer ``num_heads``, a non-real ``max_bias`` or a non-float ``dtype``.
+    ValueError
+        If ``num_heads < 1`` or ``max_bias <= 0``.
+
+    Notes
+    -----
+    For :math:`n` a power of two, :math:`m_k = 2^{-\beta k / n}`, :math:`k = 1..n`,
+    :math:`\beta` = ``max_bias``.  Otherwise, with :math:`c = 2^{\lfloor \log_2 n\rfloor}`,
+    the slopes are the :math:`c` slopes for :math:`c` heads followed by the first
+    :math:`n - c` odd-numbered slopes of the :math:`2c` set,
+    :math:`2^{-\beta (2k-1)/(2c)}` (Press et al., ``get_slopes``).  HF BLOOM,
+    Falcon, MPT (``p = 2**ceil(log2 n)``, ``cat(s[1::2], s[::2])[:n]``),
+    keras-hub and MLX (since PR #3071) give the same values.  Each slope is
+    :math:`2^{-e}` evaluated directly on the host (correctly rounded for every
+    head count tested); the original's float64 ``start * ratio**i`` accumulates
+    rounding (38 ulp off at 112 heads), which vanishes once rounded to float32.
+    The pre-#3071 MLX rule :math:`2^{-8k/n}` agrees only for powers of two.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> s = alibi_slopes(12, xp=xp, dtype=xp.float32)  # 1/2, 1/4, ..., 1/256, 0.7071, 0.3536, 0.1768, 0.0884
+    """
+    num_heads = check_int(num_heads, "num_heads", minimum=1)
+    max_bias = check_real(max_bias, "max_bias", exclusive_minimum=0.0)
+    xp = _compat.array_namespace(xp=xp)
+    dtype = _float_dtype(xp, device, dtype)
+    values = [2.0 ** (-e) for e in _slope_exponents(num_heads, max_bias)]
+    return _compat.asarray(values, xp=xp, dtype=dtype, device=device)
+
+
+def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str = "symmetric") -> Any:
+    r"""ALiBi bias ``[..., H, Lq, Lk]`` for the given positions and slopes.
+
+    Parameters
+    ----------
+    q_positions, k_positions : arrays of an integer dtype, shapes ``[..., Lq]``, ``[..., Lk]``
+        Absolute positions of queries and keys (leading dimensions broadcast).
+    slopes : array, shape ``[..., H]``, real floating
+        From :func:`alibi_slopes`; leading dimensions (e.g. ``[B, H]`` as in
+        flash-attention) broadcast against those of the positions.
+    form : {"symmetric", "causal"}
+        See the module notes: ``"symmetric"`` is :math:`-m|j-i|`, ``"causal"`` is
+        :math:`+m\,j` (valid only together with a causal mask).
+
+    Returns
+    -------
+    array, shape ``[..., H, Lq, Lk]``, dtype of ``slopes``
+        Add to the *scaled* logits (BLOOM, MPT, MLX, flash-attention).  Each entry
+        is the product :math:`m \cdot d` rounded once to the slopes' dtype, so a
+        block of a long sequence equals the same slice of the full matrix and
+        costs the same as the first block.
+
+    Raises
+    ------
+    TypeError
+        For non-integer positions or non-float slopes.
+    ValueError
+        For an unknown ``form`` or slopes without a head axis.
+
+    Notes
+    -----
+    .. math::
+        \text{symmetric: } b_{h,i,j} = -m_h\,|k_j - q_i|, \qquad
+        \text{causal: } b_{h,i,j} = m_h\,k_j
+
+    For :math:`k_j \le q_i`: causal :math:`=` symmetric :math:`+\, m_h q_i`.
+    """
+    xp = _compat.array_namespace(q_positions, k_positions, slopes)
+    _check_position_pair(q_positions, k_positions, xp)
+    _check_float_array(slopes, "slopes", xp)
+    form = check_choice(form, "form", ALIBI_FORMS, aliases=_FORM_ALIASES)
+    work = _compat.compute_dtype(xp, _compat.device(slopes))
+    if form == "symmetric":
+        distance = -xp.abs(_relative(q_positions, k_positions))
+    else:
+        distance = xp.broadcast_arrays(k_positions[..., None, :], q_positions[..., :, None])[0]
+    m = xp.astype(slopes, work)[..., :, None, None]
+    bias = m * xp.astype(distance, work)[..., None, :, :]
+    return xp.astype(bias, slopes.dtype)

@@ -1,0 +1,138 @@
+"""A plain reference attention that composes every positional scheme.
+
+RoPE rotates ``q`` and ``k`` before the call; ALiBi, T5, Shaw, Sandwich and
+KERPLE arrive as ``bias``; NoPE, sliding-window and chunked layers as ``mask``.
+Nothing is fused or tiled: the point is a trustworthy result to compare kernels
+against, computed in float64 where the backend has it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import _compat
+from ._validate import check_real
+from .relative import _check_float_array
+
+__all__ = ["attention"]
+
+
+def _check_shapes(q: Any, k: Any, v: Any) -> None:
+    if q.shape[-1] != k.shape[-1]:
+        msg = f"k must have the head dimension of q ({q.shape[-1]}); got shape {tuple(k.shape)}"
+        raise ValueError(msg)
+    if k.shape[-2] != v.shape[-2]:
+        msg = f"v must have as many rows as k ({k.shape[-2]}); got shape {tuple(v.shape)}"
+        raise ValueError(msg)
+
+
+# Cody-Waite split of ln 2 (fdlibm): LN2_HI has 32 significant bits, so n * LN2_HI is exact for |n| < 2**21.
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+
+
+def _exp(x: Any, xp: Any) -> Any:
+    """``exp(x)`` for ``x <= 0`` (``-inf`` gives 0), float64-accurate even on MLX.
+
+    MLX's float64 ``exp`` has float32 accuracy (``_compat.has_accurate_float64_math``);
+    there ``exp(x) = 2**n * (expm1(r) + 1)`` with ``x = n ln2 + r``, ``|r| <= ln2 / 2``,
+    using MLX's accurate ``expm1`` and an exact power of two.
+    """
+    if x.dtype != xp.float64 or _compat.has_accurate_float64_math(xp):
+        return xp.exp(x)
+    x = xp.maximum(x, -800.0)  # exp(-800) underflows to 0 anyway; keeps -inf out of the reduction
+    n = xp.round(x * (1.0 / math.log(2.0)))
+    r = (x - n * _LN2_HI) - n * _LN2_LO
+    two = _compat.asarray(2.0, xp=xp, dtype=x.dtype, device=_compat.device(x))
+    return (xp.expm1(r) + 1.0) * xp.pow(two, n)
+
+
+def _masked_softmax(logits: Any, mask: Any, xp: Any) -> Any:
+    """Softmax over the last axis; masked entries get 0, fully masked rows are all 0."""
+    if mask is not None:
+        logits = xp.where(mask, logits, -math.inf)
+    row_max = xp.max(logits, axis=-1, keepdims=True)
+    row_max = xp.where(row_max == -math.inf, 0.0, row_max)
+    weights = _exp(logits - row_max, xp)
+    total = xp.sum(weights, axis=-1, keepdims=True)
+    return weights / xp.where(total == 0.0, 1.0, total)
+
+
+def attention(
+    q: Any,
+    k: Any,
+    v: Any,
+    /,
+    *,
+    bias: Any = None,
+    mask: Any = None,
+    scale: float | None = None,
+    return_weights: bool = False,
+) -> Any:
+    r"""Reference scaled dot-product attention with an optional bias and mask.
+
+    Parameters
+    ----------
+    q : array, shape ``[..., Lq, D]``, real floating
+    k : array, shape ``[..., Lk, D]``, real floating
+    v : array, shape ``[..., Lk, Dv]``, real floating
+        Leading dimensions broadcast (``[B, H, L, D]``, or ``[B, 1, L, D]`` keys
+        shared by heads).
+    bias : array broadcastable to ``[..., Lq, Lk]``, optional
+        Added *after* scaling (BLOOM, MPT, MLX, flash-attention, Shaw via
+        ``scale * shaw_logits``).  Entries of ``-inf`` act as a mask.
+    mask : bool array broadcastable to ``[..., Lq, Lk]``, optional
+        ``True`` where a query may attend a key (as :func:`posenc_ref.causal_mask`).
+    scale : float, optional
+        Multiplies ``q . k``; default ``1/sqrt(D)``.  T5 uses ``scale=1.0``; an
+        explicit ``0.0`` is honoured.
+    return_weights : bool
+        Also return the attention weights ``[..., Lq, Lk]``.
+
+    Returns
+    -------
+    array, shape ``[..., Lq, Dv]`` (and the weights when asked)
+        In the promoted dtype of ``q, k, v``; computed in float64 where available.
+        A row whose keys are all masked (by ``mask`` or ``-inf`` bias) has zero
+        weights and a zero output, rather than NaN.
+
+    Raises
+    ------
+    TypeError
+        For non-float ``q``/``k``/``v``/``bias`` or a non-bool ``mask``.
+    ValueError
+        For mismatched shapes.
+
+    Notes
+    -----
+    .. math::
+        \ell_{ij} = s\, q_i \cdot k_j + b_{ij}, \qquad
+        w_{ij} = \frac{M_{ij}\, e^{\ell_{ij} - \max_{j'} \ell_{ij'}}}
+                      {\sum_{j'} M_{ij'}\, e^{\ell_{ij'} - \max_{j'} \ell_{ij'}}}, \qquad
+        o_i = \sum_j w_{ij} v_j
+
+    with the maximum taken over unmasked entries (numerically stable) and
+    :math:`w_{ij} = 0` for rows without an unmasked entry.
+    """
+    xp = _compat.array_namespace(q, k, v, bias, mask)
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        _check_float_array(x, name, xp, min_ndim=2)
+    _check_shapes(q, k, v)
+    if bias is not None:
+        _check_float_array(bias, "bias", xp, min_ndim=0)
+    if mask is not None and not (hasattr(mask, "dtype") and xp.isdtype(mask.dtype, "bool")):
+        got = getattr(mask, "dtype", type(mask).__name__)
+        msg = f"mask must be a boolean array (True = may attend); got {got}"
+        raise TypeError(msg)
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else check_real(scale, "scale")
+    out_dtype = xp.result_type(q.dtype, k.dtype, v.dtype)
+    work = _compat.compute_dtype(xp, _compat.device(q))
+    q, k, v = (xp.astype(x, work) for x in (q, k, v))
+    axes = (*range(k.ndim - 2), k.ndim - 1, k.ndim - 2)
+    logits = xp.matmul(q, xp.permute_dims(k, axes)) * scale
+    if bias is not None:
+        logits = logits + xp.astype(bias, work)
+    weights = _masked_softmax(logits, mask, xp)
+    out = xp.astype(xp.matmul(weights, v), out_dtype)
+    return (out, xp.astype(weights, out_dtype)) if return_weights else out

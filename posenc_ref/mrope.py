@@ -1,0 +1,315 @@
+"""Multi-axis RoPE positions: 2-D axial RoPE for vision encoders and M-RoPE.
+
+These helpers build the *position ids* and the *angles*; turning angles into
+``cos``/``sin`` and rotating ``q``/``k`` is the job of the RoPE module (both
+layouts apply: angles here are per frequency slot, before any duplication).
+
+* 2-D axial RoPE (Qwen2-VL vision encoder, HF ``rope_type="axial"``): a patch at
+  ``(row, col)`` gets angles ``[row * w | col * w]``; :func:`vision_position_ids`
+  and :func:`axial_angles`.
+* M-RoPE (Qwen2-VL language model, https://arxiv.org/abs/2409.12191): three ids
+  ``(t, h, w)`` per token, text tokens with ``t = h = w``; each inverse
+  frequency slot takes one of them.  Qwen2/2.5-VL assign contiguous *chunks* of
+  slots (``mrope_section=[16, 24, 24]``); Qwen3-VL and keras-hub Qwen3.5
+  *interleave* them (``[24, 20, 20]``).  :func:`mrope_position_ids`,
+  :func:`mrope_slot_components`, :func:`mrope_angles`.
+
+Angles here are plain products ``p * w`` rounded once (float64 where available),
+exactly what HF computes in float32 when ``inv_freq`` is float32.  For large
+positions in float32, the RoPE module's reduced ``cos``/``sin`` of each
+component's positions, combined slot by slot with
+:func:`mrope_slot_components`, is the more accurate route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from . import _compat
+from ._validate import check_choice, check_int, check_integer_array, check_real
+from .relative import _check_float_array
+
+__all__ = [
+    "MROPE_LAYOUTS",
+    "axial_angles",
+    "mrope_angles",
+    "mrope_position_ids",
+    "mrope_slot_components",
+    "vision_position_ids",
+]
+
+#: How :func:`mrope_slot_components` spreads the sections over frequency slots.
+MROPE_LAYOUTS = ("chunked", "interleaved")
+
+_LAYOUT_ALIASES = {
+    "qwen2_vl": "Qwen2-VL / Qwen2.5-VL use 'chunked'",
+    "qwen3_vl": "Qwen3-VL uses 'interleaved'",
+    "sections": "use 'chunked'",
+}
+
+
+def _check_section(mrope_section: object) -> tuple[int, ...]:
+    if not isinstance(mrope_section, Sequence) or isinstance(mrope_section, str) or not mrope_section:
+        msg = f"mrope_section must be a non-empty sequence of integers; got {mrope_section!r}"
+        raise TypeError(msg)
+    return tuple(check_int(s, "mrope_section entries", minimum=0) for s in mrope_section)
+
+
+def mrope_slot_components(mrope_section: Sequence[int], *, layout: str = "chunked") -> tuple[int, ...]:
+    """Which position component (0 = t, 1 = h, 2 = w, ...) feeds each frequency slot.
+
+    Parameters
+    ----------
+    mrope_section : sequence of int
+        Slots per component, summing to the number of inverse frequencies
+        (``head_dim // 2``): HF ``rope_scaling["mrope_section"]``.
+    layout : {"chunked", "interleaved"}
+        ``"chunked"`` (Qwen2-VL, Qwen2.5-VL; HF ``apply_multimodal_rotary_pos_emb``):
+        the first ``section[0]`` slots use component 0, the next ``section[1]``
+        component 1, and so on.  ``"interleaved"`` (Qwen3-VL
+        ``apply_interleaved_mrope``, keras-hub Qwen3.5 ``_apply_mrope``): slot
+        ``s`` uses component ``c = s % C`` if ``c >= 1`` and ``s < C *
+        section[c]``, else component 0.
+
+    Returns
+    -------
+    tuple of int, length ``sum(mrope_section)``
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a malformed section or layout, or an interleaved section whose
+        component ``c`` would need slots past the end.
+    """
+    section = _check_section(mrope_section)
+    layout = check_choice(layout, "layout", MROPE_LAYOUTS, aliases=_LAYOUT_ALIASES)
+    total, count = sum(section), len(section)
+    if layout == "chunked":
+        return tuple(c for c, n in enumerate(section) for _ in range(n))
+    for c in range(1, count):
+        if section[c] and c + count * (section[c] - 1) >= total:
+            msg = f"mrope_section must leave room for interleaving component {c}; got {section!r}"
+            raise ValueError(msg)
+    return tuple(s % count if s % count and s < count * section[s % count] else 0 for s in range(total))
+
+
+def _angles_from_components(position_ids: Any, inv_freq: Any, components: Sequence[int], xp: Any) -> Any:
+    """``angles[..., l, s] = position_ids[components[s], ..., l] * inv_freq[s]``."""
+    work = _compat.compute_dtype(xp, _compat.device(inv_freq))
+    dev = _compat.device(position_ids)
+    index = _compat.asarray(list(components), xp=xp, dtype=_compat.index_dtype(xp), device=dev)
+    chosen = xp.astype(xp.take(position_ids, index, axis=0), work)  # [S, ..., L]
+    nd = chosen.ndim
+    chosen = xp.permute_dims(chosen, (*range(1, nd), 0))  # [..., L, S]
+    return xp.astype(chosen * xp.astype(inv_freq, work), inv_freq.dtype)
+
+
+def _check_ids_and_freq(position_ids: Any, inv_freq: Any, xp: Any) -> None:
+    check_integer_array(position_ids, "position_ids", xp)
+    if position_ids.ndim < 2:
+        msg = f"position_ids must have shape [C, ..., L]; got shape {tuple(position_ids.shape)}"
+        raise ValueError(msg)
+    _check_float_array(inv_freq, "inv_freq", xp)
+    if inv_freq.ndim != 1:
+        msg = f"inv_freq must be one-dimensional; got shape {tuple(inv_freq.shape)}"
+        raise ValueError(msg)
+
+
+def mrope_angles(
+    position_ids: Any, inv_freq: Any, /, mrope_section: Sequence[int], *, layout: str = "chunked"
+) -> Any:
+    r"""M-RoPE rotation angles: each frequency slot driven by one position component.
+
+    Parameters
+    ----------
+    position_ids : array of an integer dtype, shape ``[C, ..., L]``
+        One row per component (``C = 3``: t, h, w), as from :func:`mrope_position_ids`.
+    inv_freq : array, shape ``[F]``, real floating
+        Inverse frequencies, ``F = sum(mrope_section)`` (``head_dim // 2``).
+    mrope_section : sequence of int, length ``C``
+    layout : {"chunked", "interleaved"}
+        See :func:`mrope_slot_components`.
+
+    Returns
+    -------
+    array, shape ``[..., L, F]``, dtype of ``inv_freq``
+        Angles per frequency slot; ``cos``/``sin`` of them, duplicated for the
+        ``half`` layout (``cat([a, a], -1)``) or repeated pairwise for
+        ``interleaved``, give HF's per-token cos/sin after the section selection.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad dtypes, shapes, sections or layout.
+
+    Notes
+    -----
+    .. math:: \phi_{l,s} = p_{c(s),\,l}\;\omega_s
+
+    with :math:`c(s)` from :func:`mrope_slot_components`.  Each angle is one
+    product rounded once (float64 where available), so text tokens (all
+    components equal) get exactly the 1-D RoPE angles.
+    """
+    xp = _compat.array_namespace(position_ids, inv_freq)
+    _check_ids_and_freq(position_ids, inv_freq, xp)
+    components = mrope_slot_components(mrope_section, layout=layout)
+    if len(components) != inv_freq.shape[0] or len(tuple(mrope_section)) != position_ids.shape[0]:
+        msg = (
+            f"mrope_section must sum to inv_freq's length {inv_freq.shape[0]} and have one entry per "
+            f"component ({position_ids.shape[0]}); got {tuple(mrope_section)!r}"
+        )
+        raise ValueError(msg)
+    return _angles_from_components(position_ids, inv_freq, components, xp)
+
+
+def axial_angles(position_ids: Any, inv_freq: Any, /) -> Any:
+    r"""2-D (or N-D) axial RoPE angles: ``[row * w | col * w]`` per token.
+
+    Parameters
+    ----------
+    position_ids : array of an integer dtype, shape ``[C, ..., L]``
+        One row per axis, e.g. ``(row, col)`` from :func:`vision_position_ids`.
+    inv_freq : array, shape ``[F]``, real floating
+        Inverse frequencies shared by every axis.  Qwen2-VL's vision encoder uses
+        ``theta ** (-arange(0, d, 2) / d)`` with ``d = head_dim // 2``.
+
+    Returns
+    -------
+    array, shape ``[..., L, C * F]``, dtype of ``inv_freq``
+        Axis blocks side by side, as HF's ``rotary_pos_emb_full[pos_ids].flatten(1)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad dtypes or shapes.
+
+    Notes
+    -----
+    .. math:: \phi_{l} = [\,p_{0,l}\,\omega \;|\; p_{1,l}\,\omega \;|\; \dots]
+    """
+    xp = _compat.array_namespace(position_ids, inv_freq)
+    _check_ids_and_freq(position_ids, inv_freq, xp)
+    count, freqs = position_ids.shape[0], inv_freq.shape[0]
+    tiled = xp.concat([inv_freq] * count, axis=0)
+    components = [c for c in range(count) for _ in range(freqs)]
+    return _angles_from_components(position_ids, tiled, components, xp)
+
+
+def _grid_ids(grid: tuple[int, ...], start: int, time_interval: float, xp: Any, dev: Any) -> Any:
+    """``[3, t*h*w]`` ids of one vision block, row-major over (t, h, w), plus ``start``."""
+    t, h, w = grid
+    idx = _compat.index_dtype(xp)
+    flat = _compat.arange(t * h * w, xp=xp, dtype=idx, device=dev)
+    frame_ids = _compat.asarray([int(f * time_interval) for f in range(t)], xp=xp, dtype=idx, device=dev)
+    frame = xp.take(frame_ids, xp.floor_divide(flat, h * w), axis=0)
+    rows = xp.remainder(xp.floor_divide(flat, w), h)
+    cols = xp.remainder(flat, w)
+    return xp.stack([frame, rows, cols], axis=0) + start
+
+
+def mrope_position_ids(
+    segments: Sequence[int | tuple[int, int, int]],
+    *,
+    time_interval: float = 1,
+    xp: Any = None,
+    device: Any = None,
+) -> Any:
+    r"""M-RoPE ``(t, h, w)`` position ids of a sequence of text runs and vision blocks.
+
+    Parameters
+    ----------
+    segments : sequence of int or (int, int, int)
+        In sequence order: an int ``n`` is a run of ``n`` text tokens; a triple
+        ``(t, h, w)`` is a vision block of ``t * h * w`` tokens in the language
+        model's grid (after spatial merging: HF's ``llm_grid_t, llm_grid_h,
+        llm_grid_w``), ordered frame by frame, row by row.
+    time_interval : float
+        Temporal step per frame: 1 for Qwen2-VL; Qwen2.5-VL videos use
+        ``second_per_grid_t * tokens_per_second`` and truncate ``t * interval``.
+    xp, device : optional
+        Namespace (NumPy when omitted) and device of the result.
+
+    Returns
+    -------
+    array, shape ``[3, L]``, int64 (int32 on JAX without x64)
+
+    Raises
+    ------
+    TypeError, ValueError
+        For malformed segments or a negative ``time_interval``.
+
+    Notes
+    -----
+    Every segment starts at ``s = max(previous ids) + 1`` (0 for the first).  A
+    text run gets ``s, s+1, ...`` on all three rows; a vision block gets
+    :math:`(s + \lfloor f\,\Delta t \rfloor,\; s + r,\; s + c)` for frame
+    :math:`f`, row :math:`r`, column :math:`c` (HF ``Qwen2VLModel.get_rope_index``,
+    Qwen2.5-VL, Qwen3-VL images).
+    """
+    time_interval = check_real(time_interval, "time_interval", minimum=0.0)
+    xp = _compat.array_namespace(xp=xp)
+    idx = _compat.index_dtype(xp)
+    parts, start = [], 0
+    for segment in segments:
+        if isinstance(segment, tuple):
+            if len(segment) != 3:
+                msg = f"segments must hold ints (text) or (t, h, w) triples; got {segment!r}"
+                raise ValueError(msg)
+            grid = tuple(check_int(n, "segments grid size", minimum=1) for n in segment)
+            block = _grid_ids(grid, start, time_interval, xp, device)
+            span = max(int((grid[0] - 1) * time_interval), grid[1] - 1, grid[2] - 1)
+        else:
+            length = check_int(segment, "segments text length", minimum=0)
+            ids = _compat.arange(start, start + length, xp=xp, dtype=idx, device=device)
+            block = xp.stack([ids, ids, ids], axis=0)
+            span = length - 1
+        parts.append(block)
+        start += span + 1
+    if not parts:
+        return _compat.zeros((3, 0), xp=xp, dtype=idx, device=device)
+    return xp.concat(parts, axis=1)
+
+
+def vision_position_ids(
+    grid_t: int, grid_h: int, grid_w: int, *, merge_size: int = 1, xp: Any = None, device: Any = None
+) -> Any:
+    r"""``(row, col)`` ids of vision-encoder patches for 2-D axial RoPE.
+
+    Parameters
+    ----------
+    grid_t, grid_h, grid_w : int
+        Patch grid (frames, rows, columns) before merging.
+    merge_size : int
+        Qwen2-VL ``spatial_merge_size``: patches are ordered window by window
+        (each ``merge_size x merge_size`` window contiguous, windows row-major),
+        as HF ``rot_pos_emb``.  1 gives plain row-major order.
+    xp, device : optional
+        Namespace (NumPy when omitted) and device of the result.
+
+    Returns
+    -------
+    array, shape ``[2, grid_t * grid_h * grid_w]``
+        Row and column of each patch; frames repeat the same ids.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For non-positive sizes or a grid not divisible by ``merge_size``.
+    """
+    grid_t = check_int(grid_t, "grid_t")
+    grid_h = check_int(grid_h, "grid_h")
+    grid_w = check_int(grid_w, "grid_w")
+    merge_size = check_int(merge_size, "merge_size")
+    if grid_h % merge_size or grid_w % merge_size:
+        msg = f"merge_size must divide grid_h={grid_h} and grid_w={grid_w}; got {merge_size}"
+        raise ValueError(msg)
+    xp = _compat.array_namespace(xp=xp)
+    idx = _compat.index_dtype(xp)
+    flat = _compat.arange(grid_h * grid_w, xp=xp, dtype=idx, device=device)
+    m, windows_per_row = merge_size, grid_w // merge_size
+    window, inner = xp.floor_divide(flat, m * m), xp.remainder(flat, m * m)
+    rows = xp.floor_divide(window, windows_per_row) * m + xp.floor_divide(inner, m)
+    cols = xp.remainder(window, windows_per_row) * m + xp.remainder(inner, m)
+    ids = xp.stack([rows, cols], axis=0)
+    return xp.concat([ids] * grid_t, axis=1)

@@ -1,0 +1,366 @@
+"""Relative positions and Shaw et al. relative position representations.
+
+:func:`relative_positions` is the base of every bias family in posenc_ref
+(T5 buckets, ALiBi, Sandwich, KERPLE, masks): it takes explicit position arrays,
+so a block of a large bias matrix, one KV-cache decoding step and the full
+matrix all agree.  :func:`shaw_index`, :func:`shaw_logits` and
+:func:`shaw_values` implement Shaw, Uszkoreit & Vaswani (2018), "Self-Attention
+with Relative Position Representations", https://arxiv.org/abs/1803.02155, with
+the sign and clipping conventions of tensor2tensor, Wav2Vec2-BERT and HF BERT
+as named options.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+from . import _compat
+from ._validate import check_choice, check_float_array, check_float_dtype, check_int, check_integer_array
+
+__all__ = [
+    "SHAW_CONVENTIONS",
+    "relative_positions",
+    "shaw_index",
+    "shaw_logits",
+    "shaw_table_rows",
+    "shaw_values",
+]
+
+#: Sign and clipping conventions of :func:`shaw_index`.
+SHAW_CONVENTIONS = ("tensor2tensor", "bert")
+
+_SHAW_ALIASES = {
+    "t2t": "tensor2tensor uses 'tensor2tensor'",
+    "wav2vec2_bert": "Wav2Vec2-BERT is 'tensor2tensor' with max_distance=(left, right)",
+    "relative_key": "HF BERT relative_key uses 'bert'",
+    "relative_key_query": "HF BERT relative_key_query uses 'bert' (pass k= to shaw_logits)",
+}
+
+
+# --- helpers shared by the bias families (t5, alibi, nope, bias_extra) --------------------------
+
+
+def _check_position_pair(q_positions: Any, k_positions: Any, xp: Any) -> None:
+    check_integer_array(q_positions, "q_positions", xp)
+    check_integer_array(k_positions, "k_positions", xp)
+    for name, x in (("q_positions", q_positions), ("k_positions", k_positions)):
+        if x.ndim < 1:
+            msg = f"{name} must have at least one dimension (the sequence axis); got shape {tuple(x.shape)}"
+            raise ValueError(msg)
+
+
+def _float_dtype(xp: Any, device: Any, dtype: Any) -> Any:
+    """``dtype`` checked to be a real floating dtype; ``None`` -> float64 where available."""
+    if dtype is None:
+        return _compat.compute_dtype(xp, device)
+    return check_float_dtype(dtype, "dtype", xp, float64_available=_compat.has_float64(xp, device))
+
+
+def _check_float_array(x: Any, name: str, xp: Any, *, min_ndim: int = 1) -> None:
+    check_float_array(x, name, xp)
+    if x.ndim < min_ndim:
+        msg = f"{name} must have at least {min_ndim} dimension(s); got shape {tuple(x.shape)}"
+        raise ValueError(msg)
+
+
+def _value_range(x: Any, xp: Any) -> tuple[int, int] | None:
+    """(min, max) of an integer array whose values are known now; else ``None``."""
+    if not _compat.values_known(x) or math.prod(x.shape) == 0:
+        return None
+    return int(xp.min(x)), int(xp.max(x))
+
+
+def _relative(q_positions: Any, k_positions: Any) -> Any:
+    return k_positions[..., None, :] - q_positions[..., :, None]
+
+
+# --- public API ----------------------------------------------------------------------------------
+
+
+def relative_positions(q_positions: Any, k_positions: Any, /) -> Any:
+    r"""Relative positions ``key - query`` for every (query, key) pair.
+
+    Parameters
+    ----------
+    q_positions : array of an integer dtype, shape ``[..., Lq]``
+        Absolute positions of the queries (e.g. ``arange(past, past + Lq)`` when
+        decoding with a KV cache).
+    k_positions : array of an integer dtype, shape ``[..., Lk]``
+        Absolute positions of the keys.  Leading dimensions broadcast against
+        those of ``q_positions`` (per-batch positions, left padding).
+
+    Returns
+    -------
+    array, shape ``[..., Lq, Lk]``
+        :math:`r_{ij} = k_j - q_i`, in the promoted integer dtype of the inputs,
+        on their device.  Negative entries are keys *before* the query.
+
+    Raises
+    ------
+    TypeError
+        If either argument is not an integer array.
+    ValueError
+        If either argument has no dimension.
+
+    Notes
+    -----
+    .. math:: r_{ij} = p^{k}_j - p^{q}_i
+
+    This is the sign of tensor2tensor (``range_k - range_q``), T5 / mesh-tensorflow
+    (``memory_position - context_position``) and Wav2Vec2-BERT; HF BERT's
+    ``relative_key`` uses the opposite sign (see :func:`shaw_index`).  Because
+    positions are explicit, ``relative_positions(q[a:b], k[c:d])`` equals
+    ``relative_positions(q, k)[a:b, c:d]``: bias builders only ever materialise
+    the block they are asked for.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> r = relative_positions(xp.asarray([2]), xp.arange(4))  # one decoding step: [[-2, -1, 0, 1]]
+    """
+    xp = _compat.array_namespace(q_positions, k_positions)
+    _check_position_pair(q_positions, k_positions, xp)
+    return _relative(q_positions, k_positions)
+
+
+def _shaw_limits(max_distance: object, convention: str) -> tuple[int, int]:
+    if convention == "bert":
+        if not isinstance(max_distance, numbers.Integral) or isinstance(max_distance, bool):
+            msg = (
+                "max_distance must be an integer (HF BERT's max_position_embeddings) when "
+                f"convention='bert'; got {max_distance!r}"
+            )
+            raise TypeError(msg)
+        return 0, check_int(max_distance, "max_distance", minimum=1)
+    if isinstance(max_distance, tuple):
+        if len(max_distance) != 2:
+            msg = f"max_distance must be an integer k or a pair (left, right); got {max_distance!r}"
+            raise ValueError(msg)
+        left = check_int(max_distance[0], "max_distance[0] (left)", minimum=0)
+        right = check_int(max_distance[1], "max_distance[1] (right)", minimum=0)
+        return left, right
+    k = check_int(max_distance, "max_distance", minimum=1)
+    return k, k
+
+
+def shaw_table_rows(max_distance: int | tuple[int, int], *, convention: str = "tensor2tensor") -> int:
+    """Number of rows a Shaw table needs for :func:`shaw_index` with the same arguments.
+
+    ``2k + 1`` for ``max_distance=k``, ``left + right + 1`` for ``(left, right)``,
+    and ``2 * max_position_embeddings - 1`` for ``convention="bert"``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`shaw_index` for bad ``max_distance`` or ``convention``.
+    """
+    convention = check_choice(convention, "convention", SHAW_CONVENTIONS, aliases=_SHAW_ALIASES)
+    left, right = _shaw_limits(max_distance, convention)
+    return 2 * right - 1 if convention == "bert" else left + right + 1
+
+
+def shaw_index(
+    relative: Any, /, max_distance: int | tuple[int, int], *, convention: str = "tensor2tensor"
+) -> Any:
+    r"""Row of a Shaw relative-position table for each relative position.
+
+    Parameters
+    ----------
+    relative : array of an integer dtype
+        Relative positions ``key - query``, as from :func:`relative_positions`.
+    max_distance : int or (int, int)
+        ``convention="tensor2tensor"``: the clipping distance ``k >= 1``
+        (tensor2tensor's ``max_relative_position``), or a pair ``(left, right)``
+        of non-negative limits for keys before / after the query (Wav2Vec2-BERT's
+        ``left_max_position_embeddings=64``, ``right_max_position_embeddings=8``).
+        ``convention="bert"``: HF BERT's ``max_position_embeddings``.
+    convention : {"tensor2tensor", "bert"}
+        ``"tensor2tensor"``: clip ``key - query`` to ``[-left, right]`` and shift by
+        ``left`` (tensor2tensor ``_generate_relative_positions_matrix``, Shaw et al.,
+        Wav2Vec2-BERT ``_apply_relative_key_position_encoding``).
+        ``"bert"``: HF BERT ``relative_key`` / ``relative_key_query`` (transformers
+        v4; removed in v5): distance ``query - key`` indexed by
+        ``distance + max_position_embeddings - 1``, *without clipping*.
+
+    Returns
+    -------
+    array, same shape and dtype as ``relative``
+        Indices in ``[0, shaw_table_rows(max_distance, convention=convention))``.
+
+    Raises
+    ------
+    TypeError
+        If ``relative`` is not an integer array or ``max_distance`` has the wrong type.
+    ValueError
+        For a bad ``max_distance`` or ``convention``, and for ``convention="bert"``
+        when a relative position falls outside the table (HF raises a bare index
+        error there, transformers#17026).  That check reads the data; it is skipped
+        where values are unknown (Dask, JAX under ``jit``).
+
+    Notes
+    -----
+    .. math::
+        \text{tensor2tensor:}\quad \mathrm{idx}_{ij} = \operatorname{clip}(r_{ij}, -\ell, \rho) + \ell,
+        \qquad \text{bert:}\quad \mathrm{idx}_{ij} = -r_{ij} + P - 1
+
+    with :math:`r_{ij} = k_j - q_i`, :math:`(\ell, \rho)` the left/right limits
+    (:math:`\ell = \rho = k` for an integer ``max_distance``) and :math:`P` the
+    ``max_position_embeddings``.  Shaw et al. use :math:`2k + 1` rows,
+    :math:`w_{\operatorname{clip}(j - i, k)}`.
+    """
+    xp = _compat.array_namespace(relative)
+    check_integer_array(relative, "relative", xp)
+    convention = check_choice(convention, "convention", SHAW_CONVENTIONS, aliases=_SHAW_ALIASES)
+    left, right = _shaw_limits(max_distance, convention)
+    if convention == "tensor2tensor":
+        return xp.clip(relative, -left, right) + left
+    span = _value_range(relative, xp)
+    if span is not None and (span[0] < 1 - right or span[1] > right - 1):
+        msg = (
+            f"relative must lie in [{1 - right}, {right - 1}] for convention='bert' with "
+            f"max_distance={right} (no clipping, as in HF BERT); got values from {span[0]} to {span[1]}"
+        )
+        raise ValueError(msg)
+    return (right - 1) - relative
+
+
+def _gather_rows(table: Any, index: Any, xp: Any) -> Any:
+    """``table[index]`` for a 2-D table: shape ``index.shape + (table.shape[1],)``."""
+    flat = xp.take(table, xp.reshape(index, (-1,)), axis=0)
+    return xp.reshape(flat, (*index.shape, table.shape[1]))
+
+
+def _check_table_index(index: Any, table: Any, xp: Any) -> None:
+    check_integer_array(index, "index", xp)
+    if index.ndim < 2:
+        msg = f"index must have shape [..., Lq, Lk]; got shape {tuple(index.shape)}"
+        raise ValueError(msg)
+    _check_float_array(table, "table", xp, min_ndim=2)
+    if table.ndim != 2:
+        msg = f"table must have shape [rows, depth]; got shape {tuple(table.shape)}"
+        raise ValueError(msg)
+    span = _value_range(index, xp)
+    if span is not None and (span[0] < 0 or span[1] >= table.shape[0]):
+        rows = table.shape[0]
+        msg = f"index must lie in [0, {rows}) for a table of {rows} rows"
+        msg += f"; got values from {span[0]} to {span[1]}"
+        raise ValueError(msg)
+
+
+def _swap_last(x: Any, xp: Any) -> Any:
+    axes = list(range(x.ndim))
+    axes[-1], axes[-2] = axes[-2], axes[-1]
+    return xp.permute_dims(x, tuple(axes))
+
+
+def shaw_logits(q: Any, index: Any, table: Any, /, *, k: Any = None) -> Any:
+    r"""Relative-key logits of Shaw et al.: ``q_i . table[index_ij]`` (plus the key term).
+
+    Parameters
+    ----------
+    q : array, shape ``[..., Lq, D]``, real floating
+        Queries (e.g. ``[B, H, Lq, D]``).
+    index : array of an integer dtype, shape ``[..., Lq, Lk]``
+        Table rows from :func:`shaw_index`; its leading dimensions broadcast
+        against those of ``q`` (``[Lq, Lk]`` for a table shared by every batch
+        and head, as in tensor2tensor; ``[B, 1, Lq, Lk]`` per batch).
+    table : array, shape ``[R, D]``, real floating
+        The relative-key embeddings :math:`w^K` (shared across heads).
+    k : array, shape ``[..., Lk, D]``, optional
+        Keys.  When given, the key-side term of HF BERT's ``relative_key_query``
+        (Huang et al. 2020, method 4) is added.
+
+    Returns
+    -------
+    array, shape ``[..., Lq, Lk]``
+        Unscaled relative logits in the promoted dtype of the float inputs.
+        Both tensor2tensor (q pre-scaled by ``D**-0.5``) and HF BERT (terms added
+        before ``/ sqrt(D)``) scale them like ``q . k``: pass
+        ``bias=scale * shaw_logits(...)`` to :func:`posenc_ref.attention`.
+
+    Raises
+    ------
+    TypeError
+        For non-float ``q``/``table``/``k`` or a non-integer ``index``.
+    ValueError
+        For mismatched shapes or (eager arrays) indices outside the table.
+
+    Notes
+    -----
+    .. math::
+        e^{\mathrm{rel}}_{ij} = q_i \cdot w^K_{\mathrm{idx}_{ij}}
+        \;\bigl(+\; k_j \cdot w^K_{\mathrm{idx}_{ij}}\bigr)
+
+    This is tensor2tensor's ``_relative_attention_inner(q, k, rel_keys,
+    transpose=True)`` without its content term ``q . k``, computed as one batched
+    matrix product per query row; the gathered table ``[Lq, Lk, D]`` is the only
+    intermediate larger than the output.
+    """
+    xp = _compat.array_namespace(q, index, table, k)
+    _check_float_array(q, "q", xp, min_ndim=2)
+    _check_table_index(index, table, xp)
+    if q.shape[-1] != table.shape[1] or q.shape[-2] != index.shape[-2]:
+        msg = f"q must have shape [..., Lq={index.shape[-2]}, D={table.shape[1]}]; got {tuple(q.shape)}"
+        raise ValueError(msg)
+    if k is not None:
+        _check_float_array(k, "k", xp, min_ndim=2)
+        if k.shape[-1] != table.shape[1] or k.shape[-2] != index.shape[-1]:
+            msg = f"k must have shape [..., Lk={index.shape[-1]}, D={table.shape[1]}]; got {tuple(k.shape)}"
+            raise ValueError(msg)
+    out_dtype = xp.result_type(*(a.dtype for a in (q, table, k) if a is not None))
+    work = _compat.compute_dtype(xp, _compat.device(q))
+    emb = _gather_rows(xp.astype(table, work), index, xp)  # [..., Lq, Lk, D]
+    logits = xp.matmul(xp.astype(q, work)[..., None, :], _swap_last(emb, xp))[..., 0, :]
+    if k is not None:
+        emb_by_key = xp.permute_dims(emb, (*range(emb.ndim - 3), emb.ndim - 2, emb.ndim - 3, emb.ndim - 1))
+        key_term = xp.matmul(emb_by_key, xp.astype(k, work)[..., None])[..., 0]  # [..., Lk, Lq]
+        logits = logits + _swap_last(key_term, xp)
+    return xp.astype(logits, out_dtype)
+
+
+def shaw_values(weights: Any, index: Any, table: Any, /) -> Any:
+    r"""Relative-value term of Shaw et al.: ``sum_j weights_ij * table[index_ij]``.
+
+    Parameters
+    ----------
+    weights : array, shape ``[..., Lq, Lk]``, real floating
+        Attention weights (after softmax), e.g. from
+        ``posenc_ref.attention(..., return_weights=True)``.
+    index : array of an integer dtype, shape ``[..., Lq, Lk]``
+        Table rows from :func:`shaw_index` (leading dimensions broadcast against
+        those of ``weights``).
+    table : array, shape ``[R, Dv]``, real floating
+        The relative-value embeddings :math:`w^V`.
+
+    Returns
+    -------
+    array, shape ``[..., Lq, Dv]``
+        To be added to the content output ``weights @ v``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`shaw_logits`.
+
+    Notes
+    -----
+    .. math:: z^{\mathrm{rel}}_i = \sum_j \alpha_{ij}\, w^V_{\mathrm{idx}_{ij}}
+
+    tensor2tensor's ``_relative_attention_inner(weights, v, rel_values,
+    transpose=False)`` without the content term.  HF BERT has no value term.
+    """
+    xp = _compat.array_namespace(weights, index, table)
+    _check_float_array(weights, "weights", xp, min_ndim=2)
+    _check_table_index(index, table, xp)
+    if weights.shape[-2:] != index.shape[-2:]:
+        msg = (
+            f"weights must have shape [..., {index.shape[-2]}, {index.shape[-1]}]; got {tuple(weights.shape)}"
+        )
+        raise ValueError(msg)
+    out_dtype = xp.result_type(weights.dtype, table.dtype)
+    work = _compat.compute_dtype(xp, _compat.device(weights))
+    emb = _gather_rows(xp.astype(table, work), index, xp)  # [..., Lq, Lk, Dv]
+    out = xp.matmul(xp.astype(weights, work)[..., None, :], emb)[..., 0, :]
+    return xp.astype(out, out_dtype)
