@@ -1,0 +1,112 @@
+"""Sphinx configuration for the posenc-ref documentation site.
+
+Build (warnings are errors in CI)::
+
+    sphinx-build -W --keep-going -b html docs docs/_build/html
+    sphinx-build -W --keep-going -b doctest docs docs/_build/doctest
+
+Everything the site shows is made at build time by ``docs/_ext/posenc_docs.py``:
+figures from the library (``docs/figures/*.py``), the golden-file format page from
+``conformance/golden/schema.json``, the API pages for the modules that exist, and
+MathJax, vendored from the npm registry so that the site works offline.  Generated
+files go to ``docs/generated/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import posenc_docs  # noqa: E402
+
+import posenc_ref  # noqa: E402
+
+project = "posenc-ref"
+author = "posenc-ref contributors"
+copyright = "posenc-ref contributors"
+release = posenc_ref.__version__
+version = release
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.doctest",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "posenc_docs",
+]
+
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = [
+    "_build",
+    "figures",
+    "examples",
+    "README.md",
+    # generated fragments pulled into pages with {include}, and generated assets:
+    "generated/*.md",
+    "generated/check",
+    "generated/figures",
+    "generated/static",
+    "generated/vendor",
+]
+templates_path: list[str] = []
+
+# --- MyST ---------------------------------------------------------------------
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline"]
+myst_heading_anchors = 3
+myst_dmath_double_inline = True
+
+# --- autodoc / numpydoc ---------------------------------------------------------
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+autodoc_preserve_defaults = True
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks: set[str] = set()
+
+# --- doctest ------------------------------------------------------------------
+# Pages use ```{doctest}``` blocks; docstring examples are tested as well.
+# Docstring examples call functions by their bare names, as they would inside the
+# module (pytest --doctest-modules); the star import gives them the public API.
+doctest_global_setup = """
+import numpy as np
+import posenc_ref as pr
+from posenc_ref import *
+np.set_printoptions(precision=6, suppress=True)
+"""
+doctest_default_flags = (
+    __import__("doctest").ELLIPSIS
+    | __import__("doctest").NORMALIZE_WHITESPACE
+    | __import__("doctest").DONT_ACCEPT_TRUE_FOR_1
+)
+
+# --- math: MathJax 3, vendored (no CDN) -----------------------------------------
+mathjax_path = posenc_docs.vendor_mathjax(DOCS)  # "mathjax/tex-svg-full.js"
+mathjax3_config = {
+    "tex": {"tags": "ams"},
+    "svg": {"fontCache": "global"},
+    "options": {"enableMenu": False},
+}
+
+# --- HTML ---------------------------------------------------------------------
+html_theme = "furo"
+html_title = f"posenc-ref {release}"
+html_static_path = ["_static", "generated/static"]
+html_css_files = ["posenc.css"]
+html_show_sourcelink = False
+html_copy_source = False
+# The search page would fetch() each result page for a summary; browsers block fetch()
+# on file:// URLs, so the site is searchable from disk only without summaries.
+html_show_search_summary = False
+html_last_updated_fmt = None
+pygments_style = "sphinx"
+pygments_dark_style = "monokai"
+html_theme_options = {"navigation_with_keys": True}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Build the documentation site the way CI does, and check it works offline.
+#
+#   bash scripts/docs_ci.sh            # install what is missing, build, doctest, offline check
+#
+# Runs in the current Python environment (CI calls it from .ci/run inside its venv).
+# Needs: pip (PyPI), npm (to vendor MathJax from the npm registry once), and Debian's
+# chromium for the offline check (installed with apt-get when missing and running as root).
+# Steps: 1. install  2. sphinx html with -W  3. sphinx doctest with -W
+#        4. golden-vector readers (JS always; C++ when g++ and nlohmann-json exist)
+#        5. headless Chromium offline check (screenshots under reports/docs-offline/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
+
+step "install"
+python -m pip install --quiet ".[docs,mlx]" websockets
+# The "check your implementation" page runs its torch example adapter at build time.
+# On this project's machines torch 2.13.0 (CPU) is a local wheel; elsewhere it downloads.
+python -c "import torch" 2>/dev/null || python -m pip install --quiet "torch==2.13.0"
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        echo "chromium is missing: apt-get install -y chromium" >&2; exit 2
+    fi
+fi
+if [ ! -f /usr/include/nlohmann/json.hpp ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    # header-only, used to compile the C++ golden-vector reader shown in the docs
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nlohmann-json3-dev >/dev/null 2>&1 \
+        || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nlohmann-json3-dev >/dev/null; }
+fi
+command -v npm >/dev/null 2>&1 || { echo "npm is missing (needed once to vendor MathJax)" >&2; exit 2; }
+
+step "sphinx html (warnings are errors)"
+rm -rf docs/_build
+python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
+step "sphinx doctest (pages and docstring examples)"
+python -m sphinx -W --keep-going -q -b doctest docs docs/_build/doctest
+tail -n 5 docs/_build/doctest/output.txt
+
+step "golden-vector readers"
+bash scripts/docs_golden_readers.sh
+
+step "offline check in headless chromium"
+python scripts/docs_offline_check.py --site docs/_build/html --out reports/docs-offline
+
+step "done"
