@@ -1,0 +1,247 @@
+"""The adapter protocol: how the suite calls *your* implementation.
+
+An adapter maps the suite's canonical calls onto a third party's functions.
+Inputs are NumPy arrays (positions ``int64``; float inputs in the dtype of the
+run); outputs may be anything :func:`numpy.asarray` or DLPack accepts (NumPy,
+PyTorch, JAX, MLX, CuPy, Dask arrays, or Python numbers for scalars).  Float
+outputs must have the run's dtype (``"float64"`` or ``"float32"``, passed as
+``dtype`` where the call has no float input to take it from).
+
+Write one either as a subclass of :class:`Adapter` (override what you support;
+everything else raises :class:`Unsupported` and its cases are *skipped*) or as
+a plain module defining any of the canonical functions below plus an optional
+``CAPABILITIES`` (a :class:`Capabilities` or a dict of its fields).  Declare what
+you support in ``capabilities``: cases needing another layout, scaling type,
+ALiBi form, sinusoidal convention or dtype are skipped, not failed.  Raise
+:class:`Unsupported` from a call for anything finer-grained.
+
+Canonical calls (keyword names are part of the protocol)::
+
+    sinusoidal(positions, dim, *, convention, options, dtype) -> [*positions.shape, dim]
+    learned(table, positions, *, offset, padding_idx) -> [*positions.shape, table.shape[1]]
+    interpolate_table(table, new_length) -> [new_length, table.shape[1]]
+    rope_frequencies(dim, *, base, scaling, seq_len, dtype) -> (inv_freq, attention_factor)
+    rope_cos_sin(positions, inv_freq, *, attention_factor, layout, dtype) -> (cos, sin)
+    apply_rope(x, cos, sin, *, layout) -> like x
+    rope(x, positions, inv_freq, *, attention_factor, layout) -> like x   (default: the two above)
+    t5_bucket(relative, *, bidirectional, num_buckets, max_distance) -> integer, like relative
+    alibi_slopes(num_heads, *, max_bias, dtype) -> [num_heads]
+    alibi_bias(q_positions, k_positions, slopes, *, form) -> [H, Lq, Lk]
+    relative_positions(q_positions, k_positions) -> [..., Lq, Lk] (key - query)
+    shaw_index(relative, *, max_distance, convention) -> integer, like relative
+    causal_mask(q_positions, k_positions, *, sliding_window, chunk_size) -> bool [Lq, Lk]
+    llama4_attn_scale(positions, *, floor_scale, attn_scale, dtype) -> like positions
+    attention(q, k, v, *, bias, mask, scale) -> [..., Lq, Dv]
+
+``inv_freq`` arguments are float64 and exact: use their values as given.
+``layout`` is ``"half"`` (pairs ``i, i + d/2``) or ``"interleaved"`` (``2i, 2i+1``);
+``scaling`` is a dict of HF ``rope_parameters`` keys (or ``None``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, NoReturn
+
+__all__ = [
+    "ALIBI_FORMS",
+    "CANONICAL_FUNCTIONS",
+    "LAYOUTS",
+    "SCALING_TYPES",
+    "SINUSOIDAL_CONVENTIONS",
+    "Adapter",
+    "Capabilities",
+    "ModuleAdapter",
+    "Unsupported",
+]
+
+LAYOUTS = ("half", "interleaved")
+SCALING_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional")
+ALIBI_FORMS = ("symmetric", "causal")
+SINUSOIDAL_CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx")
+LEARNED_OFFSETS = ("plain", "opt", "roberta")
+SHAW_CONVENTIONS = ("tensor2tensor", "bert")
+CANONICAL_FUNCTIONS = (
+    "sinusoidal",
+    "learned",
+    "interpolate_table",
+    "rope_frequencies",
+    "rope_cos_sin",
+    "apply_rope",
+    "rope",
+    "t5_bucket",
+    "alibi_slopes",
+    "alibi_bias",
+    "relative_positions",
+    "shaw_index",
+    "causal_mask",
+    "llama4_attn_scale",
+    "attention",
+)
+
+
+class Unsupported(NotImplementedError):
+    """Raised by an adapter for a call or option it does not implement: the case is skipped.
+
+    Any ``NotImplementedError`` is treated the same way.
+    """
+
+
+@dataclasses.dataclass(frozen=True)
+class Capabilities:
+    """What an adapter supports; cases outside it are skipped with the reason.
+
+    ``functions=None`` means every canonical function the adapter defines.
+    ``invalid_inputs=False`` skips every invalid-input case;
+    ``data_dependent_errors=False`` only those whose error depends on array
+    values (flag ``DataDependentCheck``), which lazy backends cannot check.
+    ``notes`` maps a function name to free text shown in reports (why it is
+    limited, what glue the adapter adds).
+    """
+
+    functions: tuple[str, ...] | None = None
+    dtypes: tuple[str, ...] = ("float64", "float32")
+    layouts: tuple[str, ...] = LAYOUTS
+    scaling_types: tuple[str, ...] = SCALING_TYPES
+    alibi_forms: tuple[str, ...] = ALIBI_FORMS
+    sinusoidal_conventions: tuple[str, ...] = SINUSOIDAL_CONVENTIONS
+    learned_offsets: tuple[str, ...] = LEARNED_OFFSETS
+    shaw_conventions: tuple[str, ...] = SHAW_CONVENTIONS
+    invalid_inputs: bool = True
+    data_dependent_errors: bool = True
+    notes: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def from_any(cls, value: Any) -> Capabilities:
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, dict):
+            fields = {f.name for f in dataclasses.fields(cls)}
+            unknown = sorted(set(value) - fields)
+            if unknown:
+                msg = f"CAPABILITIES must only use the keys {sorted(fields)}; got {unknown}"
+                raise ValueError(msg)
+            return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in value.items()})
+        msg = f"CAPABILITIES must be a Capabilities or a dict; got {type(value).__name__}"
+        raise TypeError(msg)
+
+
+class Adapter:
+    """Base class of adapters: every canonical call raises :class:`Unsupported` until overridden."""
+
+    name: str = "adapter"
+    capabilities: Capabilities = Capabilities()
+
+    def describe(self) -> dict[str, Any]:
+        """Name and versions for the report (override to add library versions)."""
+        return {"name": self.name}
+
+    def supports(self, function: str) -> bool:
+        """Whether ``function`` is implemented (declared, or overridden from this base class)."""
+        declared = self.capabilities.functions
+        if declared is not None:
+            return function in declared
+        if function == "rope":
+            return self._overrides("rope") or (
+                self._overrides("rope_cos_sin") and self._overrides("apply_rope")
+            )
+        return self._overrides(function)
+
+    def _overrides(self, function: str) -> bool:
+        mine = getattr(type(self), function, None)
+        return mine is not None and mine is not getattr(Adapter, function, None)
+
+    def _missing(self, function: str) -> NoReturn:
+        msg = f"{self.name} does not implement {function}"
+        raise Unsupported(msg)
+
+    def sinusoidal(
+        self, positions: Any, dim: int, *, convention: str, options: dict[str, Any], dtype: str
+    ) -> Any:
+        self._missing("sinusoidal")
+
+    def learned(self, table: Any, positions: Any, *, offset: str, padding_idx: int | None) -> Any:
+        self._missing("learned")
+
+    def interpolate_table(self, table: Any, new_length: int) -> Any:
+        self._missing("interpolate_table")
+
+    def rope_frequencies(
+        self, dim: int, *, base: float, scaling: dict[str, Any] | None, seq_len: int | None, dtype: str
+    ) -> tuple[Any, Any]:
+        self._missing("rope_frequencies")
+
+    def rope_cos_sin(
+        self, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, dtype: str
+    ) -> tuple[Any, Any]:
+        self._missing("rope_cos_sin")
+
+    def apply_rope(self, x: Any, cos: Any, sin: Any, *, layout: str) -> Any:
+        self._missing("apply_rope")
+
+    def rope(self, x: Any, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str) -> Any:
+        """Default: ``apply_rope(x, *rope_cos_sin(positions, ...))`` in the dtype of ``x``."""
+        import numpy as np
+
+        cos, sin = self.rope_cos_sin(
+            positions,
+            inv_freq,
+            attention_factor=attention_factor,
+            layout=layout,
+            dtype=str(np.asarray(x).dtype),
+        )
+        return self.apply_rope(x, cos, sin, layout=layout)
+
+    def t5_bucket(self, relative: Any, *, bidirectional: bool, num_buckets: int, max_distance: int) -> Any:
+        self._missing("t5_bucket")
+
+    def alibi_slopes(self, num_heads: int, *, max_bias: float, dtype: str) -> Any:
+        self._missing("alibi_slopes")
+
+    def alibi_bias(self, q_positions: Any, k_positions: Any, slopes: Any, *, form: str) -> Any:
+        self._missing("alibi_bias")
+
+    def relative_positions(self, q_positions: Any, k_positions: Any) -> Any:
+        self._missing("relative_positions")
+
+    def shaw_index(self, relative: Any, *, max_distance: Any, convention: str) -> Any:
+        self._missing("shaw_index")
+
+    def causal_mask(
+        self, q_positions: Any, k_positions: Any, *, sliding_window: int | None, chunk_size: int | None
+    ) -> Any:
+        self._missing("causal_mask")
+
+    def llama4_attn_scale(self, positions: Any, *, floor_scale: float, attn_scale: float, dtype: str) -> Any:
+        self._missing("llama4_attn_scale")
+
+    def attention(self, q: Any, k: Any, v: Any, *, bias: Any, mask: Any, scale: float | None) -> Any:
+        self._missing("attention")
+
+
+class ModuleAdapter(Adapter):
+    """Wraps a module (or any object) that defines canonical functions by name."""
+
+    def __init__(self, module: Any, name: str | None = None) -> None:
+        self._module = module
+        self.name = name or getattr(module, "__name__", type(module).__name__)
+        self.capabilities = Capabilities.from_any(getattr(module, "CAPABILITIES", None))
+        for function in CANONICAL_FUNCTIONS:
+            impl = getattr(module, function, None)
+            if callable(impl):
+                setattr(self, function, impl)
+
+    def supports(self, function: str) -> bool:
+        declared = self.capabilities.functions
+        if declared is not None:
+            return function in declared
+        has = callable(getattr(self._module, function, None))
+        if function == "rope" and not has:
+            return self.supports("rope_cos_sin") and self.supports("apply_rope")
+        return has
+
+    def describe(self) -> dict[str, Any]:
+        extra = getattr(self._module, "describe", None)
+        return {"name": self.name, **(extra() if callable(extra) else {})}

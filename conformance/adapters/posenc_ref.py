@@ -1,0 +1,197 @@
+"""Built-in adapter: posenc_ref itself, on any of its backends.
+
+``posenc_ref`` (NumPy), ``posenc_ref:array_api_strict``, ``posenc_ref:mlx``,
+``posenc_ref:torch``, ``posenc_ref:jax.numpy`` (float64 enabled),
+``posenc_ref:jax.numpy:x32`` (float32 only), ``posenc_ref:dask.array`` and
+``posenc_ref:cupy``.  Inputs are moved to the backend with ``xp.asarray``;
+outputs stay there (the runner reads them back).
+"""
+
+from __future__ import annotations
+
+import importlib
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .base import Adapter, Capabilities, Unsupported
+
+__all__ = ["BACKENDS", "PosencRefAdapter", "backend_namespace"]
+
+#: Backend id -> namespace module (as in the project's test fixture).
+BACKENDS = {
+    "numpy": "array_api_compat.numpy",
+    "array_api_strict": "array_api_strict",
+    "mlx": "mlx.core",
+    "torch": "array_api_compat.torch",
+    "jax.numpy": "jax.numpy",
+    "jax.numpy:x32": "jax.numpy",
+    "dask.array": "array_api_compat.dask.array",
+    "cupy": "array_api_compat.cupy",
+}
+
+
+def backend_namespace(backend: str) -> Any:
+    """Import the namespace of ``backend`` (configuring JAX's x64 flag as the id says)."""
+    if backend not in BACKENDS:
+        msg = f"backend must be one of {sorted(BACKENDS)}; got {backend!r}"
+        raise ValueError(msg)
+    xp = importlib.import_module(BACKENDS[backend])
+    if backend.startswith("jax"):
+        import jax
+
+        jax.config.update("jax_enable_x64", backend == "jax.numpy")
+    return xp
+
+
+def _exact_turns(inv_freq: np.ndarray) -> tuple[Fraction, ...] | None:
+    """theta / 2pi as exact rationals of the float64 inputs, for posenc_ref's phase reduction."""
+    try:
+        from posenc_ref._rope_angles import PI
+    except ImportError:  # an internal detail; without it the inv_freq values are used as given
+        return None
+    two_pi = 2 * Fraction(PI)
+    return tuple(Fraction(float(t)) / two_pi for t in inv_freq)
+
+
+class PosencRefAdapter(Adapter):
+    """posenc_ref on one array backend."""
+
+    def __init__(self, backend: str = "numpy", *, xp: Any = None) -> None:
+        import posenc_ref
+        from posenc_ref import _compat
+
+        self.pr = posenc_ref
+        self.backend = backend
+        self.xp = xp if xp is not None else backend_namespace(backend)
+        self.name = "posenc_ref" if backend == "numpy" else f"posenc_ref:{backend}"
+        self._f64 = _compat.has_float64(self.xp)
+        self._int = _compat.index_dtype(self.xp)
+        dtypes = ("float64", "float32") if self._f64 else ("float32",)
+        # Dask arrays are lazy: posenc_ref skips checks that would read their values.
+        self.capabilities = Capabilities(dtypes=dtypes, data_dependent_errors=backend != "dask.array")
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "posenc_ref": self.pr.__version__, "backend": self.backend}
+
+    # --- conversions ---------------------------------------------------------------------------------
+
+    def _dtype(self, name: str) -> Any:
+        return {"float64": self.xp.float64, "float32": self.xp.float32}[name]
+
+    def _ints(self, a: Any) -> Any:
+        a = np.asarray(a)
+        if not np.issubdtype(a.dtype, np.integer):
+            return self._floats(a)  # invalid-input cases pass float positions on purpose
+        info = np.iinfo(np.int32)
+        if (
+            self._int == getattr(self.xp, "int32", None)
+            and a.size
+            and (a.min() < info.min or a.max() > info.max)
+        ):
+            msg = f"{self.name} holds positions as int32; this case needs values up to {int(np.abs(a).max())}"
+            raise Unsupported(msg)
+        return self.xp.asarray(a, dtype=self._int)
+
+    def _floats(self, a: Any) -> Any:
+        a = np.asarray(a)
+        if a.dtype == np.float64 and not self._f64:
+            msg = f"{self.name} has no float64"
+            raise Unsupported(msg)
+        if a.dtype not in (np.float64, np.float32):
+            return self.xp.asarray(a)
+        return self.xp.asarray(a, dtype=self._dtype(str(a.dtype)))  # MLX would make float64 data float32
+
+    def _bools(self, a: Any) -> Any:
+        bool_dtype = getattr(self.xp, "bool", None) or getattr(self.xp, "bool_", None)  # MLX spells it bool_
+        return self.xp.asarray(np.asarray(a, dtype=np.bool_), dtype=bool_dtype)
+
+    # --- absolute --------------------------------------------------------------------------------------
+
+    def sinusoidal(
+        self, positions: Any, dim: int, *, convention: str, options: dict[str, Any], dtype: str
+    ) -> Any:
+        return self.pr.sinusoidal(
+            self._ints(positions), dim, convention=convention, dtype=self._dtype(dtype), **options
+        )
+
+    def learned(self, table: Any, positions: Any, *, offset: str, padding_idx: int | None) -> Any:
+        return self.pr.learned(
+            self._floats(table), self._ints(positions), offset=offset, padding_idx=padding_idx
+        )
+
+    def interpolate_table(self, table: Any, new_length: int) -> Any:
+        return self.pr.interpolate_table(self._floats(table), new_length)
+
+    # --- RoPE ------------------------------------------------------------------------------------------
+
+    def rope_frequencies(
+        self, dim: int, *, base: float, scaling: Any, seq_len: int | None, dtype: str
+    ) -> Any:
+        freqs = self.pr.rope_frequencies(
+            dim, base=base, scaling=scaling, seq_len=seq_len, compute_dtype=self._dtype(dtype), xp=self.xp
+        )
+        return freqs.inv_freq, freqs.attention_factor
+
+    def _freqs(self, inv_freq: Any, attention_factor: float) -> Any:
+        dtype = self.xp.float64 if self._f64 else self.xp.float32
+        array = self.xp.asarray(np.asarray(inv_freq, dtype=np.float64), dtype=dtype)
+        return self.pr.RopeFrequencies(array, float(attention_factor), _exact_turns(np.asarray(inv_freq)))
+
+    def rope_cos_sin(
+        self, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, dtype: str
+    ) -> Any:
+        freqs = self._freqs(inv_freq, attention_factor)
+        return self.pr.rope_cos_sin(self._ints(positions), freqs, layout=layout, dtype=self._dtype(dtype))
+
+    def apply_rope(self, x: Any, cos: Any, sin: Any, *, layout: str) -> Any:
+        return self.pr.apply_rope(self._floats(x), self._floats(cos), self._floats(sin), layout=layout)
+
+    # --- relative / bias -------------------------------------------------------------------------------
+
+    def t5_bucket(self, relative: Any, *, bidirectional: bool, num_buckets: int, max_distance: int) -> Any:
+        return self.pr.t5_bucket(
+            self._ints(relative),
+            bidirectional=bidirectional,
+            num_buckets=num_buckets,
+            max_distance=max_distance,
+        )
+
+    def alibi_slopes(self, num_heads: int, *, max_bias: float, dtype: str) -> Any:
+        return self.pr.alibi_slopes(num_heads, max_bias=max_bias, xp=self.xp, dtype=self._dtype(dtype))
+
+    def alibi_bias(self, q_positions: Any, k_positions: Any, slopes: Any, *, form: str) -> Any:
+        return self.pr.alibi_bias(
+            self._ints(q_positions), self._ints(k_positions), self._floats(slopes), form=form
+        )
+
+    def relative_positions(self, q_positions: Any, k_positions: Any) -> Any:
+        return self.pr.relative_positions(self._ints(q_positions), self._ints(k_positions))
+
+    def shaw_index(self, relative: Any, *, max_distance: Any, convention: str) -> Any:
+        limit = tuple(max_distance) if isinstance(max_distance, list) else max_distance
+        return self.pr.shaw_index(self._ints(relative), limit, convention=convention)
+
+    def causal_mask(self, q_positions: Any, k_positions: Any, *, sliding_window: Any, chunk_size: Any) -> Any:
+        return self.pr.causal_mask(
+            self._ints(q_positions),
+            self._ints(k_positions),
+            sliding_window=sliding_window,
+            chunk_size=chunk_size,
+        )
+
+    def llama4_attn_scale(self, positions: Any, *, floor_scale: float, attn_scale: float, dtype: str) -> Any:
+        return self.pr.llama4_attn_scale(
+            self._ints(positions), floor_scale=floor_scale, attn_scale=attn_scale, dtype=self._dtype(dtype)
+        )
+
+    def attention(self, q: Any, k: Any, v: Any, *, bias: Any, mask: Any, scale: float | None) -> Any:
+        return self.pr.attention(
+            self._floats(q),
+            self._floats(k),
+            self._floats(v),
+            bias=None if bias is None else self._floats(bias),
+            mask=None if mask is None else self._bools(mask),
+            scale=scale,
+        )

@@ -1,0 +1,172 @@
+"""Comparing an adapter's output with a golden value: tolerances, ulp, special compare modes.
+
+Stdlib + NumPy only, so the runner works from a plain wheel install.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Mismatch", "Verdict", "as_numpy", "compare_output", "ulp_distance"]
+
+_FLOAT_DTYPES = {"float64": np.float64, "float32": np.float32}
+
+#: Smallest |expected| whose ulp distance enters the reported max ulp.
+ULP_FLOOR = 2.0**-32
+
+
+class Mismatch(Exception):
+    """The output has the wrong type, shape, dtype or values (message says which)."""
+
+
+@dataclasses.dataclass
+class Verdict:
+    """Result of one comparison: pass or not, worst absolute error and ulp distance."""
+
+    ok: bool
+    max_abs_err: float = 0.0
+    max_ulp: float = 0.0
+    detail: str = ""
+
+
+def as_numpy(x: Any) -> np.ndarray:
+    """Host NumPy copy of anything an adapter may return (NumPy, torch, JAX, MLX, CuPy, Dask, DLPack)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (bool, int, float, np.generic)):
+        return np.asarray(x)
+    module = type(x).__module__.split(".")[0]
+    if module == "torch":
+        return x.detach().cpu().numpy()
+    if module == "cupy":
+        return x.get()
+    if module == "dask":
+        return np.asarray(x.compute())
+    try:
+        return np.asarray(x)
+    except Exception:
+        pass
+    if hasattr(x, "__dlpack__"):
+        return np.from_dlpack(x)
+    msg = f"output of type {type(x).__name__} is neither NumPy-convertible nor DLPack"
+    raise Mismatch(msg)
+
+
+def _ordered(bits: np.ndarray) -> np.ndarray:
+    """Integer keys that order floats like their values (for ulp distances)."""
+    sign_min = np.int64(-(2**31)) if bits.itemsize == 4 else np.int64(-(2**63))
+    bits = bits.astype(np.int64)
+    return np.where(bits < 0, sign_min - bits, bits)
+
+
+def ulp_distance(actual: np.ndarray, expected: np.ndarray, dtype: str) -> np.ndarray:
+    """Units in the last place of ``dtype`` between ``actual`` and ``expected`` rounded to ``dtype``."""
+    np_dtype = _FLOAT_DTYPES[dtype]
+    a = np.asarray(actual, dtype=np_dtype)
+    e = np.asarray(expected, dtype=np.float64).astype(np_dtype)
+    view = np.int32 if np_dtype is np.float32 else np.int64
+    ka, ke = _ordered(a.view(view)), _ordered(e.view(view))
+    safe = (np.abs(ka) < 2**62) & (np.abs(ke) < 2**62)  # int64 difference cannot overflow
+    exact = np.abs(np.where(safe, ka, 0) - np.where(safe, ke, 0)).astype(np.float64)
+    return np.where(safe, exact, np.abs(ka.astype(np.float64) - ke.astype(np.float64)))
+
+
+def _check_form(actual: np.ndarray, expected: np.ndarray, kind: str, dtype: str | None, name: str) -> None:
+    if tuple(actual.shape) != tuple(expected.shape):
+        msg = f"{name}: shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
+        raise Mismatch(msg)
+    if kind == "float":
+        if actual.dtype != np.dtype(_FLOAT_DTYPES[dtype]) and actual.shape != ():
+            msg = f"{name}: dtype {actual.dtype}, expected {dtype}"
+            raise Mismatch(msg)
+        if not np.all(np.isfinite(actual)):
+            msg = f"{name}: {int(np.sum(~np.isfinite(actual)))} non-finite values (NaN or inf)"
+            raise Mismatch(msg)
+    elif kind == "int" and not np.issubdtype(actual.dtype, np.integer):
+        msg = f"{name}: dtype {actual.dtype}, expected an integer dtype"
+        raise Mismatch(msg)
+    elif kind == "bool" and actual.dtype != np.bool_:
+        msg = f"{name}: dtype {actual.dtype}, expected bool"
+        raise Mismatch(msg)
+
+
+def _rowshift(
+    actual: np.ndarray, expected: np.ndarray, q: np.ndarray, k: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(actual, expected) restricted to k <= q, each row shifted to agree at its last such key."""
+    allowed = k[None, :] <= q[:, None]  # [Lq, Lk]
+    diff = actual.astype(np.float64) - expected
+    keys = np.where(allowed, k[None, :], np.iinfo(np.int64).min)
+    ref = np.argmax(keys, axis=-1)  # the allowed key nearest the query
+    has = allowed.any(axis=-1)
+    shift = np.take_along_axis(diff, np.broadcast_to(ref[:, None], (*diff.shape[:-1], 1)), axis=-1)
+    shifted = actual.astype(np.float64) - shift
+    mask = np.broadcast_to(allowed & has[:, None], diff.shape)
+    return shifted[mask], expected[mask]
+
+
+def compare_output(
+    actual: Any,
+    expected: np.ndarray,
+    *,
+    kind: str,
+    dtype: str | None,
+    tolerance: dict[str, float] | None,
+    name: str,
+    acceptable: np.ndarray | None = None,
+    mode: str = "allclose",
+    positions: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Verdict:
+    """Compare one output; raises :class:`Mismatch` for wrong shape, dtype, or non-finite values."""
+    a = as_numpy(actual)
+    _check_form(a, expected, kind, dtype, name)
+    if kind in ("int", "bool"):
+        good = a == expected
+        if acceptable is not None:
+            good |= a == acceptable
+        bad = int(np.sum(~good))
+        err = float(np.max(np.abs(a.astype(np.float64) - expected))) if a.size else 0.0
+        detail = (
+            ""
+            if not bad
+            else f"{name}: {bad} of {a.size} elements differ (first at flat index "
+            f"{int(np.argmin(good.ravel()))}: {a.ravel()[np.argmin(good.ravel())]!r} != "
+            f"{expected.ravel()[np.argmin(good.ravel())]!r})"
+        )
+        return Verdict(bad == 0, err, 0.0, detail)
+    tol = tolerance or {"atol": 0.0, "rtol": 0.0, "maxUlp": 0}
+    if mode == "causal_rowshift" and positions is not None:
+        a64, e = _rowshift(a, expected, *positions)
+        ulps = np.zeros_like(e)
+    else:
+        a64, e = a.astype(np.float64), expected
+        ulps = ulp_distance(a, e, dtype) if a.size else np.zeros(0)
+    err = np.abs(a64 - e)
+    good = (err <= tol["atol"] + tol["rtol"] * np.abs(e)) | (ulps <= tol.get("maxUlp", 0))
+    if mode == "causal_rowshift":
+        good = err <= tol["atol"] + tol["rtol"] * np.abs(e)
+    max_err = float(np.max(err)) if err.size else 0.0
+    # Near zero the ulp count explodes (there are ~4e18 float64 values between 0 and 1e-17):
+    # the reported ulp statistic covers |expected| >= 2**-32; there the absolute error is the measure.
+    counted = ulps[np.abs(e) >= ULP_FLOOR]
+    max_ulp = float(np.max(counted)) if counted.size else 0.0
+    if bool(np.all(good)):
+        return Verdict(True, max_err, max_ulp)
+    worst = int(np.argmax(np.where(good, -1.0, err)))
+    detail = (
+        f"{name}: {int(np.sum(~good))} of {good.size} elements outside atol={tol['atol']:.3g} "
+        f"rtol={tol['rtol']:.3g} maxUlp={tol.get('maxUlp', 0)}; worst at flat index {worst}: "
+        f"{float(a64.ravel()[worst])!r} vs {float(e.ravel()[worst])!r} "
+        f"(abs err {float(err.ravel()[worst]):.3g})"
+    )
+    return Verdict(False, max_err, max_ulp, detail)
+
+
+def finite_max(values: list[float]) -> float:
+    """max of finite values, 0.0 if none."""
+    finite = [v for v in values if math.isfinite(v)]
+    return max(finite) if finite else 0.0

@@ -1,0 +1,99 @@
+"""Building blocks of the case catalogue: the Case record, array markers, deterministic inputs.
+
+Ids are stable (``function/group/name``); adding a case never renames another.
+Free float inputs (x, tables, slopes, q/k/v) are dyadic rationals or float32
+values, exactly representable in float32 *and* float64, so a float32 run sees
+the same inputs as a float64 run.  Inputs derived from formulas (``inv_freq``)
+come from the oracle, rounded once to float64.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+from ... import oracle
+
+__all__ = ["CASES", "B", "Case", "F", "I"]
+
+
+class _Array:
+    def __init__(self, values: Any) -> None:
+        self.values = values
+
+
+class F(_Array):
+    """A float64 array input (exact values)."""
+
+
+class I(_Array):  # noqa: E742 - short names keep the catalogue readable
+    """An int64 array input."""
+
+
+class B(_Array):
+    """A boolean array input."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One golden case; ``error`` = (exception type, parameter named) for invalid inputs."""
+
+    id: str
+    comment: str
+    flags: tuple[str, ...]
+    inputs: dict[str, Any]
+    error: tuple[str, str] | None = None
+    compare: str | None = None
+
+    @property
+    def function(self) -> str:
+        return self.id.split("/", 1)[0]
+
+
+def _dyadic(seed: int, shape: tuple[int, ...], *, denominator: int = 64, span: int = 256) -> list[Any]:
+    rng = random.Random(seed)
+
+    def build(dims: tuple[int, ...]) -> Any:
+        if not dims:
+            return rng.randint(-span, span) / denominator
+        return [build(dims[1:]) for _ in range(dims[0])]
+
+    return build(shape)
+
+
+def _freqs(
+    dim: int, base: float = 10000.0, scaling: dict[str, Any] | None = None, seq_len: int | None = None
+) -> tuple[list[float], float]:
+    with oracle.working_precision():
+        inv, factor = oracle.rope.rope_frequencies(dim, base=base, scaling=scaling, seq_len=seq_len)
+        return [oracle.round_float64(t) for t in inv], oracle.round_float64(factor)
+
+
+def _float32_cos_sin(positions: list[int], inv: list[float], layout: str) -> tuple[list[Any], list[Any]]:
+    with oracle.working_precision():
+        cos, sin = oracle.rope.rope_cos_sin(positions, inv, layout=layout)
+        return (
+            [[oracle.round_float32(v) for v in row] for row in cos],
+            [[oracle.round_float32(v) for v in row] for row in sin],
+        )
+
+
+CASES: list[Case] = []
+
+
+def case(
+    id: str,
+    comment: str,
+    flags: tuple[str, ...] | str,
+    error: tuple[str, str] | None = None,
+    compare: str | None = None,
+    **inputs: Any,
+) -> None:
+    flags = (flags,) if isinstance(flags, str) else tuple(flags)
+    if error is not None and "InvalidInput" not in flags:
+        flags = (*flags, "InvalidInput")
+    CASES.append(Case(id, comment, flags, inputs, error, compare))
+
+
+BIG = [2**20, 2**20 + 1, 2**24 - 1, 2**24, 2**24 + 1]

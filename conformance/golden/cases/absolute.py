@@ -1,0 +1,392 @@
+"""Cases of the absolute encodings: sinusoidal (every convention), learned tables, interpolation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import BIG, F, I, _dyadic, case
+
+# --- sinusoidal ---------------------------------------------------------------------------------------
+
+
+def _sin(
+    id: str,
+    comment: str,
+    flags: Any,
+    positions: Any,
+    dim: int,
+    convention: str,
+    error: Any = None,
+    **options: Any,
+) -> None:
+    case(
+        f"sinusoidal/{convention}/{id}",
+        comment,
+        flags,
+        error,
+        positions=I(positions),
+        dim=dim,
+        convention=convention,
+        options=options,
+    )
+
+
+_sin(
+    "basic-d8",
+    "The paper's table, 8 positions.",
+    ("Basic", "VaswaniFrequencies", "InterleavedLayout"),
+    list(range(8)),
+    8,
+    "vaswani",
+)
+_sin(
+    "odd-dim-5",
+    "Odd width: the last column is a sine of frequency 10000**(-4/5).",
+    "OddDim",
+    list(range(4)),
+    5,
+    "vaswani",
+)
+_sin("dim-1", "One column: sin(p).", "OddDim", [0, 1, 3], 1, "vaswani")
+_sin(
+    "base-500",
+    "keras-hub max_wavelength (= base) other than 10000.",
+    "VaswaniFrequencies",
+    [0, 1, 7, 100],
+    6,
+    "vaswani",
+    base=500.0,
+)
+_sin(
+    "batched-offsets",
+    "Per-batch positions with a KV-cache offset.",
+    ("BatchedPositions", "KVCacheOffset"),
+    [[5, 6, 7], [1030, 1031, 1032]],
+    4,
+    "vaswani",
+)
+_sin(
+    "negative",
+    "Negative positions (defined by the formula).",
+    "NegativePosition",
+    [-3, -1, 0, 2],
+    4,
+    "vaswani",
+)
+_sin(
+    "dim-512-sample",
+    "Width 512: column 128 has frequency 0.01 (tensor2tensor's differs).",
+    "VaswaniFrequencies",
+    [1, 37],
+    512,
+    "vaswani",
+)
+_sin(
+    "large-positions",
+    "Positions 2**20 .. 2**24 + 1 at the accuracy claim.",
+    ("LargePosition", "Float32PositionRounding"),
+    BIG,
+    16,
+    "vaswani",
+)
+_sin(
+    "basic-d8",
+    "tensor2tensor's [sin | cos] with the num_timescales - 1 denominator.",
+    ("Basic", "T2TFrequencies", "ConcatenatedLayout"),
+    list(range(8)),
+    8,
+    "tensor2tensor",
+)
+_sin(
+    "odd-dim-5",
+    "Odd width: two frequencies (1, 1e-4) and a zero last column.",
+    ("OddDim", "T2TFrequencies"),
+    list(range(4)),
+    5,
+    "tensor2tensor",
+)
+_sin("dim-2", "One frequency: the max(n - 1, 1) guard.", "T2TFrequencies", [0, 1, 2, 9], 2, "tensor2tensor")
+_sin("dim-1", "Width 1: a single zero column.", "OddDim", [0, 5], 1, "tensor2tensor")
+_sin(
+    "min-timescale-2",
+    "min_timescale != 1 multiplies the frequencies (t2t's own quirk, reproduced).",
+    "T2TMinTimescale",
+    [0, 1, 3],
+    6,
+    "tensor2tensor",
+    min_timescale=2.0,
+    max_timescale=1000.0,
+)
+_sin(
+    "dim-512-sample",
+    "Width 512: column 128 has frequency 0.009821, not 0.01.",
+    "T2TFrequencies",
+    [1, 37],
+    512,
+    "tensor2tensor",
+)
+_sin(
+    "large-positions",
+    "Positions 2**20 .. 2**24 + 1 at the accuracy claim.",
+    ("LargePosition", "Float32PositionRounding"),
+    BIG,
+    16,
+    "tensor2tensor",
+)
+_sin(
+    "basic-d8",
+    "fairseq: token 0 is encoded at row padding_idx + 1 = 2; -1 is the zero padding row.",
+    ("Basic", "PaddingOffset", "PaddingRow", "T2TFrequencies"),
+    list(range(-1, 7)),
+    8,
+    "fairseq",
+)
+_sin(
+    "padding-idx-0",
+    "padding_idx = 0: tokens start at row 1.",
+    ("PaddingOffset", "PaddingRow"),
+    [-1, 0, 5],
+    6,
+    "fairseq",
+    padding_idx=0,
+)
+_sin(
+    "padding-idx-3",
+    "Rows below the padding row (positions -4, -3) are ordinary rows.",
+    ("PaddingOffset", "PaddingRow"),
+    [-4, -3, -1, 0, 9],
+    4,
+    "fairseq",
+    padding_idx=3,
+)
+_sin("odd-dim-7", "Odd width: zero last column.", ("OddDim", "PaddingOffset"), [-1, 0, 1, 2], 7, "fairseq")
+_sin("dim-1", "Width 1: fairseq's single zero column.", "OddDim", [0, 3], 1, "fairseq")
+_sin(
+    "batched",
+    "Per-batch positions from a padding mask (-1 = padding).",
+    ("BatchedPositions", "PaddingRow"),
+    [[0, 1, 2, 3], [-1, -1, 0, 1]],
+    6,
+    "fairseq",
+)
+_sin(
+    "large-positions",
+    "Positions 2**20 .. 2**24 + 1 (rows + padding_idx + 1).",
+    ("LargePosition", "Float32PositionRounding", "PaddingOffset"),
+    BIG,
+    16,
+    "fairseq",
+)
+_sin(
+    "basic-d8",
+    "Marian/Pegasus: Vaswani frequencies, [sin | cos].",
+    ("Basic", "VaswaniFrequencies", "ConcatenatedLayout"),
+    list(range(8)),
+    8,
+    "marian",
+)
+_sin(
+    "odd-dim-5",
+    "Odd width: 3 sine columns, 2 cosine columns.",
+    ("OddDim", "VaswaniFrequencies"),
+    list(range(4)),
+    5,
+    "marian",
+)
+_sin(
+    "large-positions",
+    "Positions 2**20 .. 2**24 + 1 at the accuracy claim.",
+    ("LargePosition", "Float32PositionRounding"),
+    BIG,
+    16,
+    "marian",
+)
+_sin(
+    "defaults-d8",
+    "mlx.nn.SinusoidalPositionalEncoding defaults: scale sqrt(2/8).",
+    ("Basic", "MlxScale", "T2TFrequencies"),
+    list(range(8)),
+    8,
+    "mlx",
+)
+_sin("cos-first", "cos_first=True.", "MlxScale", [0, 1, 5], 6, "mlx", cos_first=True)
+_sin(
+    "full-turns",
+    "full_turns=True multiplies the frequencies by 2 pi.",
+    "MlxScale",
+    [0, 1, 3],
+    6,
+    "mlx",
+    full_turns=True,
+    min_freq=0.001,
+    max_freq=0.25,
+)
+_sin("scale-1", "scale=1 (no scaling).", "MlxScale", [0, 2, 9], 4, "mlx", scale=1.0)
+_sin("scale-0", "An explicit scale of 0.0 is kept (mlx#4098).", "MlxScale", [0, 1], 4, "mlx", scale=0.0)
+_sin("dim-2", "One frequency pair: t_0 = 1 (max_freq).", "MlxScale", [0, 1, 4], 2, "mlx")
+_sin(
+    "large-positions",
+    "Positions 2**20 .. 2**24 + 1 at the accuracy claim (min_freq 2**-13, exact in binary "
+    "and decimal alike).",
+    ("LargePosition", "Float32PositionRounding"),
+    BIG,
+    16,
+    "mlx",
+    min_freq=2.0**-13,
+)
+_sin("invalid-dim-0", "dim must be positive.", (), [0, 1], 0, "vaswani", error=("ValueError", "dim"))
+_sin(
+    "invalid-dim-2",
+    "fairseq divides by dim // 2 - 1 = 0.",
+    (),
+    [0, 1],
+    2,
+    "fairseq",
+    error=("ValueError", "dim"),
+)
+_sin("invalid-odd-dim", "MLX requires an even width.", (), [0, 1], 5, "mlx", error=("ValueError", "dim"))
+_sin(
+    "invalid-before-row-0",
+    "Position -3 names no row of fairseq's table (padding_idx = 1).",
+    "DataDependentCheck",
+    [-3, 0],
+    4,
+    "fairseq",
+    error=("ValueError", "positions"),
+)
+case(
+    "sinusoidal/unknown/invalid-convention",
+    "Unknown convention name.",
+    (),
+    ("ValueError", "convention"),
+    positions=I([0, 1]),
+    dim=4,
+    convention="neox",
+    options={},
+)
+case(
+    "sinusoidal/vaswani/invalid-float-positions",
+    "Positions must be integers.",
+    (),
+    ("TypeError", "positions"),
+    positions=F([0.0, 1.5]),
+    dim=4,
+    convention="vaswani",
+    options={},
+)
+
+# --- learned ------------------------------------------------------------------------------------------
+
+TABLE = _dyadic(11, (6, 4))
+case(
+    "learned/plain/basic",
+    "GPT-2/BERT: row = position.",
+    ("Basic",),
+    table=F(TABLE),
+    positions=I([0, 5, 2]),
+    offset="plain",
+    padding_idx=None,
+)
+case(
+    "learned/plain/batched",
+    "Batched positions.",
+    ("BatchedPositions",),
+    table=F(TABLE),
+    positions=I([[0, 1], [4, 5]]),
+    offset="plain",
+    padding_idx=None,
+)
+case(
+    "learned/opt/basic",
+    "OPT/BART: row = position + 2; -1 (padding) is row 1.",
+    ("LearnedOffset",),
+    table=F(TABLE),
+    positions=I([-1, 0, 3]),
+    offset="opt",
+    padding_idx=None,
+)
+case(
+    "learned/roberta/basic",
+    "RoBERTa/fairseq: row = position + padding_idx + 1.",
+    ("LearnedOffset", "PaddingOffset"),
+    table=F(TABLE),
+    positions=I([-1, 0, 3]),
+    offset="roberta",
+    padding_idx=1,
+)
+case(
+    "learned/roberta/padding-idx-0",
+    "padding_idx = 0: row = position + 1.",
+    ("LearnedOffset", "PaddingOffset"),
+    table=F(TABLE),
+    positions=I([-1, 0, 4]),
+    offset="roberta",
+    padding_idx=0,
+)
+case(
+    "learned/plain/invalid-past-table",
+    "Position 6 of a 6-row table.",
+    ("PastTable", "DataDependentCheck"),
+    ("ValueError", "positions"),
+    table=F(TABLE),
+    positions=I([0, 6]),
+    offset="plain",
+    padding_idx=None,
+)
+case(
+    "learned/opt/invalid-past-table",
+    "Position 4 maps to row 6 of a 6-row table.",
+    ("PastTable", "DataDependentCheck"),
+    ("ValueError", "positions"),
+    table=F(TABLE),
+    positions=I([4]),
+    offset="opt",
+    padding_idx=None,
+)
+case(
+    "learned/roberta/invalid-negative",
+    "Position -3 maps to row -1.",
+    "DataDependentCheck",
+    ("ValueError", "positions"),
+    table=F(TABLE),
+    positions=I([-3]),
+    offset="roberta",
+    padding_idx=1,
+)
+case(
+    "learned/plain/invalid-padding-idx",
+    "padding_idx only belongs to offset='roberta'.",
+    (),
+    ("ValueError", "padding_idx"),
+    table=F(TABLE),
+    positions=I([0]),
+    offset="plain",
+    padding_idx=1,
+)
+case(
+    "interpolate_table/extend/4-to-7",
+    "Extend 4 rows to 7 (aligned corners).",
+    ("Basic",),
+    table=F(_dyadic(12, (4, 3))),
+    new_length=7,
+)
+case(
+    "interpolate_table/extend/4-to-10",
+    "Extend 4 rows to 10.",
+    (),
+    table=F(_dyadic(13, (4, 3))),
+    new_length=10,
+)
+case("interpolate_table/shrink/5-to-3", "Shrink 5 rows to 3.", (), table=F(_dyadic(14, (5, 2))), new_length=3)
+case("interpolate_table/edge/to-1", "One row: the first row.", (), table=F(_dyadic(15, (3, 2))), new_length=1)
+case(
+    "interpolate_table/edge/from-1", "From one row: repeated.", (), table=F(_dyadic(16, (1, 3))), new_length=4
+)
+case(
+    "interpolate_table/invalid/zero-length",
+    "new_length must be >= 1.",
+    (),
+    ("ValueError", "new_length"),
+    table=F(_dyadic(17, (3, 2))),
+    new_length=0,
+)

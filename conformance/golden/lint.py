@@ -1,0 +1,173 @@
+"""``posenc-ref golden lint``: prove the golden files are valid, unique, counted, intact and reproducible.
+
+Checks, in order: every file validates against ``golden_schema_v1.json``; the
+function matches the file name and the manifest; case ids are unique across
+files and start with their function; ``numberOfCases`` and the manifest counts
+and hashes are right; hex and decimal values agree and fill their shapes; every
+flag has a note and every note a flag; each file is in canonical layout with a
+correct checksum; the set stays under 20 MB; regenerating reproduces every
+byte; and recomputing at higher precision gives the same float64 bits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import pathlib
+from collections.abc import Callable
+from typing import Any
+
+from . import SCHEMA_PATH, VECTORS_DIR, _format
+
+__all__ = ["MAX_BYTES", "lint"]
+
+MAX_BYTES = 20 * 1024 * 1024
+
+
+def _validator() -> Any:
+    import jsonschema
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="ascii"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _arrays(node: Any) -> list[dict[str, Any]]:
+    if isinstance(node, dict):
+        if "dtype" in node and "shape" in node:
+            return [node]
+        return [a for v in node.values() for a in _arrays(v)]
+    if isinstance(node, list):
+        return [a for v in node for a in _arrays(v)]
+    return []
+
+
+def _check_arrays(name: str, case: dict[str, Any]) -> list[str]:
+    problems = []
+    for array in _arrays(case):
+        size = math.prod(array["shape"])
+        values = array.get("hex", array.get("values", []))
+        if len(values) != size:
+            problems.append(
+                f"{name}: {case['id']}: an array has {len(values)} values for shape {array['shape']}"
+            )
+        if array["dtype"] == "float64" and any(
+            float.fromhex(h) != d for h, d in zip(array["hex"], array["decimal"], strict=False)
+        ):
+            problems.append(f"{name}: {case['id']}: hex and decimal values disagree")
+        if array["dtype"] == "float64" and len(array["decimal"]) != size:
+            problems.append(
+                f"{name}: {case['id']}: {len(array['decimal'])} decimals for shape {array['shape']}"
+            )
+    return problems
+
+
+def _check_file(path: pathlib.Path, data: bytes, doc: dict[str, Any], seen: dict[str, str]) -> list[str]:
+    name = path.name
+    problems = []
+    if doc.get("function") + ".json" != name:
+        problems.append(f"{name}: holds function {doc.get('function')!r}")
+    if doc["numberOfCases"] != len(doc["cases"]):
+        problems.append(f"{name}: numberOfCases {doc['numberOfCases']} != {len(doc['cases'])} cases")
+    used = set()
+    for case in doc["cases"]:
+        if case["id"] in seen:
+            problems.append(f"{name}: duplicate id {case['id']} (also in {seen[case['id']]})")
+        seen[case["id"]] = name
+        if not case["id"].startswith(doc["function"] + "/"):
+            problems.append(f"{name}: id {case['id']} does not start with {doc['function']}/")
+        used.update(case["flags"])
+        problems += _check_arrays(name, case)
+    if used != set(doc["notes"]):
+        problems.append(
+            f"{name}: flags without notes {sorted(used - set(doc['notes']))}, "
+            f"notes without flags {sorted(set(doc['notes']) - used)}"
+        )
+    if _format.dumps(doc) != data:
+        problems.append(f"{name}: not in canonical layout, or its checksum is wrong")
+    if _format.checksum_of(data, doc["checksum"]["value"]) != doc["checksum"]["value"]:
+        problems.append(f"{name}: checksum mismatch")
+    return problems
+
+
+def _check_index(directory: pathlib.Path, docs: dict[str, tuple[bytes, dict[str, Any]]]) -> list[str]:
+    index_bytes = (directory / "index.json").read_bytes()
+    index = json.loads(index_bytes)
+    problems = []
+    listed = {entry["file"]: entry for entry in index["files"]}
+    if set(listed) != set(docs):
+        problems.append(f"index.json lists {sorted(listed)}; the directory holds {sorted(docs)}")
+    for file, entry in listed.items():
+        if file not in docs:
+            continue
+        data, doc = docs[file]
+        if entry["sha256"] != hashlib.sha256(data).hexdigest():
+            problems.append(f"index.json: sha256 of {file} is wrong")
+        if entry["numberOfCases"] != len(doc["cases"]) or entry["function"] != doc["function"]:
+            problems.append(f"index.json: entry of {file} does not match the file")
+    if index["totalCases"] != sum(len(d["cases"]) for _, d in docs.values()):
+        problems.append("index.json: totalCases is wrong")
+    if _format.dumps(index) != index_bytes:
+        problems.append("index.json: not in canonical layout")
+    return problems
+
+
+def _precision_problems(
+    docs: dict[str, tuple[bytes, dict[str, Any]]], log: Callable[[str], None]
+) -> list[str]:
+    from .. import oracle
+    from . import generate
+
+    log(f"recomputing every expected value at {oracle.CHECK_DIGITS} digits ...")
+    problems = []
+    for name, data in generate.build(oracle.CHECK_DIGITS).items():
+        if name == "index.json":
+            continue
+        fresh = json.loads(data)
+        for old, new in zip(docs[name][1]["cases"], fresh["cases"], strict=True):
+            if old.get("expected") != new.get("expected") or old.get("acceptable") != new.get("acceptable"):
+                problems.append(
+                    f"{name}: {old['id']}: float64 rounding differs at {oracle.CHECK_DIGITS} digits"
+                )
+    return problems
+
+
+def lint(
+    directory: pathlib.Path = VECTORS_DIR,
+    *,
+    reproduce: bool = True,
+    precision: bool = True,
+    log: Callable[[str], None] = lambda message: None,
+) -> list[str]:
+    """Every problem found (an empty list means the golden set is clean)."""
+    validator = _validator()
+    docs: dict[str, tuple[bytes, dict[str, Any]]] = {}
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    total = 0
+    for path in sorted(directory.glob("*.json")):
+        data = path.read_bytes()
+        total += len(data)
+        doc = json.loads(data)
+        problems += [
+            f"{path.name}: schema: {e.message[:200]} at {'/'.join(map(str, e.absolute_path))}"
+            for e in validator.iter_errors(doc)
+        ]
+        if path.name != "index.json" and not problems:
+            docs[path.name] = (data, doc)
+            problems += _check_file(path, data, doc, seen)
+    if problems:
+        return problems
+    problems += _check_index(directory, docs)
+    if total > MAX_BYTES:
+        problems.append(f"golden files take {total} bytes, over the {MAX_BYTES} limit")
+    log(f"{len(docs)} files, {len(seen)} cases, {total} bytes: structure OK")
+    if reproduce:
+        from . import generate
+
+        log("regenerating to compare bytes ...")
+        problems += [f"{name}: differs from a fresh generation" for name in generate.check(directory)]
+    if precision:
+        problems += _precision_problems(docs, log)
+    return problems

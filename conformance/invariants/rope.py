@@ -1,0 +1,118 @@
+"""RoPE invariants: relative-shift invariance of q.k, norm preservation, identity at 0, layouts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import expect_close, host, ints, invariant
+
+EPS = {"float64": 2.0**-53, "float32": 2.0**-24}
+DIM = 16
+INV_FREQ = 10000.0 ** (-np.arange(0, DIM, 2) / DIM)  # any frequencies will do; default RoPE here
+
+
+def _rotate(adapter, x, positions, layout, dtype, factor=1.0):
+    """Row r of x rotated at positions[r], one call per row (kernels with a scalar offset)."""
+    x = np.asarray(x, dtype=dtype)
+    rows = [
+        host(adapter.rope(x[r : r + 1], ints([p]), INV_FREQ, attention_factor=factor, layout=layout))
+        for r, p in enumerate(positions)
+    ]
+    return np.concatenate(rows, axis=0)
+
+
+def _scores(adapter, q, k, m, n, layout, dtype):
+    """q rotated at positions m, k at n (row-wise); their row dot products."""
+    rq, rk = _rotate(adapter, q, m, layout, dtype), _rotate(adapter, k, n, layout, dtype)
+    return np.sum(rq * rk, axis=-1)
+
+
+def _shift_check(adapter, dtype, rng, shifts, strict):
+    worst = 0.0
+    q = rng.integers(-64, 65, size=(6, DIM)) / 32
+    k = rng.integers(-64, 65, size=(6, DIM)) / 32
+    m, n = ints([0, 1, 5, 9, 30, 2]), ints([0, 3, 2, 40, 7, 2])
+    scale = np.linalg.norm(q, axis=-1) * np.linalg.norm(k, axis=-1)
+    base = {layout: _scores(adapter, q, k, m, n, layout, dtype) for layout in ("half", "interleaved")}
+    for layout, ref in base.items():
+        for s in shifts:
+            angle = (max(m.max(), n.max()) + s) * INV_FREQ.max()
+            tol = scale * (1e-5 if dtype == "float32" else 1e-12)
+            if not strict:
+                tol = tol + scale * 8 * EPS[dtype] * angle
+            got = _scores(adapter, q, k, m + s, n + s, layout, dtype)
+            worst = max(worst, expect_close(got, ref, tol, f"{layout}: q.k after shifting both by {s}"))
+    return worst
+
+
+@invariant("rope", "relative-shift", "rope", seed=101)
+def relative_shift(adapter, dtype, rng):
+    """q_m . k_n depends on m - n only (shifts up to 4096; one rounding of the angle allowed)."""
+    return _shift_check(adapter, dtype, rng, [1, 7, 1000, 4096], strict=False)
+
+
+@invariant("rope", "relative-shift-large", "rope", seed=102, flags=("LargePosition",))
+def relative_shift_large(adapter, dtype, rng):
+    """The same at shifts 2**20 and 2**24, at the accuracy claim (1e-5 relative in float32)."""
+    return _shift_check(adapter, dtype, rng, [2**20, 2**24], strict=True)
+
+
+@invariant("rope", "norm-preservation", "rope", seed=103)
+def norm_preservation(adapter, dtype, rng):
+    """A rotation keeps the norm of every row (attention factor 1)."""
+    x = rng.integers(-256, 257, size=(8, DIM)) / 64
+    positions = ints([0, 1, 2, 17, 255, 4095, 65536, 1_000_003])
+    norm = np.linalg.norm(x, axis=-1)
+    worst = 0.0
+    for layout in ("half", "interleaved"):
+        got = np.linalg.norm(_rotate(adapter, x, positions, layout, dtype), axis=-1)
+        worst = max(
+            worst, expect_close(got, norm, norm * 16 * EPS[dtype] + 1e-300, f"{layout}: |R x| vs |x|")
+        )
+    return worst
+
+
+@invariant("rope", "identity-at-zero", "rope", seed=104)
+def identity_at_zero(adapter, dtype, rng):
+    """Position 0 leaves x unchanged."""
+    x = rng.integers(-256, 257, size=(3, DIM)) / 64
+    worst = 0.0
+    for layout in ("half", "interleaved"):
+        got = _rotate(adapter, x, [0, 0, 0], layout, dtype)
+        worst = max(
+            worst, expect_close(got, x, np.abs(x) * 4 * EPS[dtype], f"{layout}: rotation at position 0")
+        )
+    return worst
+
+
+@invariant("rope", "layout-equivalence", "rope", seed=105)
+def layout_equivalence(adapter, dtype, rng):
+    """Interleaved RoPE of P x equals P (half-split RoPE of x), P: channel i -> 2i, i + d/2 -> 2i + 1."""
+    x = rng.integers(-256, 257, size=(5, DIM)) / 64
+    positions = ints([0, 1, 3, 100, 4097])
+    perm = np.empty(DIM, dtype=np.int64)
+    perm[0::2], perm[1::2] = (
+        np.arange(DIM // 2),
+        np.arange(DIM // 2) + DIM // 2,
+    )  # interleaved[c] = half[perm[c]]
+    half = _rotate(adapter, x, positions, "half", dtype)
+    inter = _rotate(adapter, x[:, perm], positions, "interleaved", dtype)
+    return expect_close(
+        inter, half[:, perm], 8 * EPS[dtype] * (1 + np.abs(half[:, perm])), "interleaved(P x) vs P half(x)"
+    )
+
+
+@invariant("rope", "cos-sin-unit", "rope_cos_sin", seed=106)
+def cos_sin_unit(adapter, dtype, rng):
+    """cos**2 + sin**2 = attention_factor**2 at every position."""
+    positions = ints([0, 1, 2, 1000, 4096, 2**20])
+    worst = 0.0
+    for layout in ("half", "interleaved"):
+        cos, sin = adapter.rope_cos_sin(
+            positions, INV_FREQ, attention_factor=1.25, layout=layout, dtype=dtype
+        )
+        total = host(cos) ** 2 + host(sin) ** 2
+        worst = max(
+            worst, expect_close(total, np.full_like(total, 1.5625), 16 * EPS[dtype], f"{layout}: c^2 + s^2")
+        )
+    return worst

@@ -1,0 +1,71 @@
+"""Sinusoidal invariants: boundedness and shift-linearity PE(p + k) = R(k) PE(p), per convention."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..adapters.base import SINUSOIDAL_CONVENTIONS
+from . import expect_close, expect_true, host, ints, invariant
+
+EPS = {"float64": 2.0**-53, "float32": 2.0**-24}
+DIM = 8
+
+
+def _pairs(convention: str, dim: int) -> list[tuple[int, int]]:
+    """(sin column, cos column) of each frequency."""
+    if convention == "vaswani":
+        return [(2 * j, 2 * j + 1) for j in range(dim // 2)]
+    if convention == "marian":
+        return [(j, (dim + 1) // 2 + j) for j in range(dim // 2)]
+    return [(j, dim // 2 + j) for j in range(dim // 2)]
+
+
+def _table(adapter, convention, positions, dtype):
+    scale = math.sqrt(2 / DIM) if convention == "mlx" else 1.0
+    table = host(adapter.sinusoidal(ints(positions), DIM, convention=convention, options={}, dtype=dtype))
+    return table / scale
+
+
+def _supported(adapter) -> list[str]:
+    return [c for c in SINUSOIDAL_CONVENTIONS if c in adapter.capabilities.sinusoidal_conventions]
+
+
+@invariant("sinusoidal", "bounded", "sinusoidal", seed=201)
+def bounded(adapter, dtype, rng):
+    """Every entry lies in [-1, 1] (times MLX's default scale sqrt(2/d))."""
+    positions = rng.integers(0, 2**20, size=32)
+    for convention in _supported(adapter):
+        table = _table(adapter, convention, positions, dtype)
+        expect_true(np.abs(table) <= 1 + 4 * EPS[dtype], f"{convention}: |PE| <= 1")
+    return 0.0
+
+
+@invariant("sinusoidal", "shift-linearity", "sinusoidal", seed=202)
+def shift_linearity(adapter, dtype, rng):
+    """[s(p+k), c(p+k)] = [s(p) c(k) + c(p) s(k), c(p) c(k) - s(p) s(k)] for every frequency pair.
+
+    R(k) is read from the implementation's own encoding of the shift k (for fairseq, of the token
+    whose row sits k rows above row 0, i.e. position k - padding_idx - 1 = k - 2).
+    """
+    positions = ints([0, 1, 2, 5, 9, 100, 1000])
+    worst = 0.0
+    for convention in _supported(adapter):
+        offset = 2 if convention == "fairseq" else 0  # fairseq rows are position + padding_idx + 1
+        for shift in (3, 50, 4096):
+            a = _table(adapter, convention, positions, dtype)
+            b = _table(adapter, convention, positions + shift, dtype)
+            r = _table(adapter, convention, ints([shift - offset]), dtype)[
+                0
+            ]  # the encoding of angle shift * w
+            tol = 8 * EPS[dtype] * (4 + float(positions.max() + shift + offset))
+            for sc, cc in _pairs(convention, DIM):
+                s, c, sk, ck = a[:, sc], a[:, cc], r[sc], r[cc]
+                worst = max(
+                    worst, expect_close(b[:, sc], s * ck + c * sk, tol, f"{convention} k={shift}: sin")
+                )
+                worst = max(
+                    worst, expect_close(b[:, cc], c * ck - s * sk, tol, f"{convention} k={shift}: cos")
+                )
+    return worst

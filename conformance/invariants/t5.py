@@ -1,0 +1,49 @@
+"""T5 bucket invariants: range, monotonicity in |distance|, sign partition, exact small distances."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import expect_true, ints, invariant
+
+CONFIGS = [(32, 128), (64, 128), (16, 64), (128, 1024), (20, 50), (33, 100)]
+
+
+def _buckets(adapter, relative, bidirectional, nb, md):
+    from ..compare import as_numpy
+
+    out = as_numpy(adapter.t5_bucket(relative, bidirectional=bidirectional, num_buckets=nb, max_distance=md))
+    expect_true(np.issubdtype(out.dtype, np.integer), f"{nb}/{md}: integer buckets")
+    return out.astype(np.int64)
+
+
+@invariant("t5", "range-monotone-partition", "t5_bucket", seed=401, float_outputs=False)
+def structure(adapter, dtype, rng):
+    """Buckets lie in [0, num_buckets); they never decrease as |distance| grows on either side;
+    bidirectional: keys after the query use the upper half, the rest the lower half;
+    causal: keys after the query share bucket 0; |distance| < max_exact is its own bucket."""
+    for nb, md in CONFIGS:
+        rel = ints(range(-3 * md, 3 * md + 1))
+        extra = rng.integers(-(2**40), 2**40, size=64)
+        for bidirectional in (True, False):
+            b = _buckets(adapter, rel, bidirectional, nb, md)
+            half = nb // 2 if bidirectional else nb
+            exact = half // 2
+            tag = f"{nb}/{md} {'bidirectional' if bidirectional else 'causal'}"
+            expect_true((b >= 0) & (b < nb), f"{tag}: range [0, {nb})")
+            past = b[rel <= 0][::-1]  # |rel| increasing
+            expect_true(np.diff(past) >= 0, f"{tag}: monotone for keys before the query")
+            expect_true(
+                b[(rel <= 0) & (rel > -exact)] == -rel[(rel <= 0) & (rel > -exact)], f"{tag}: exact buckets"
+            )
+            if bidirectional:
+                future = b[rel > 0]
+                expect_true(np.diff(future) >= 0, f"{tag}: monotone for keys after the query")
+                expect_true(future >= half, f"{tag}: keys after the query in the upper half")
+                expect_true(b[rel <= 0] < half, f"{tag}: keys before the query in the lower half")
+                expect_true(future - half == b[np.isin(rel, -rel[rel > 0])][::-1], f"{tag}: mirror symmetry")
+            else:
+                expect_true(b[rel >= 0] == 0, f"{tag}: keys after the query in bucket 0")
+            far = _buckets(adapter, ints(extra), bidirectional, nb, md)
+            expect_true((far >= 0) & (far < nb), f"{tag}: range at huge distances")
+    return 0.0

@@ -1,0 +1,177 @@
+"""Sinusoidal absolute encodings, one function per real convention.
+
+Each function returns a list of rows (one per position, ``dim`` mpf values) at
+the current mpmath precision.  Positions are exact integers; every other
+parameter is taken as the exact value of the float given.
+
+Sources: Vaswani et al. 2017 §3.5; tensor2tensor ``get_timing_signal_1d``
+(common_attention.py); fairseq ``SinusoidalPositionalEmbedding`` and
+``utils.make_positions``; HF Marian ``create_weight``; MLX
+``nn.SinusoidalPositionalEncoding``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._numeric import exact, mp
+
+__all__ = [
+    "CONVENTIONS",
+    "fairseq",
+    "fairseq_make_positions",
+    "marian",
+    "mlx",
+    "sinusoidal",
+    "tensor2tensor",
+    "vaswani",
+]
+
+CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx")
+
+
+def _vaswani_frequency(k: int, dim: int, base: float) -> mp.mpf:
+    """omega_k = base ** (-2k / dim): the paper's (and XLM's, Marian's) frequencies."""
+    return mp.power(exact(base), mp.mpf(-2 * k) / dim)
+
+
+def vaswani(positions: Sequence[int], dim: int, *, base: float = 10000.0) -> list[list[mp.mpf]]:
+    """Interleaved ``[sin w0, cos w0, sin w1, ...]``; for odd ``dim`` the last column is a sine.
+
+    ``PE(p, j) = sin(p w_{j//2})`` for even ``j`` and ``cos(p w_{j//2})`` for odd ``j``
+    (HF ``create_sinusoidal_embeddings``: XLM, DistilBERT, FlauBERT; keras-hub).
+    """
+    omegas = [_vaswani_frequency(j // 2, dim, base) for j in range(dim)]
+    return [[(mp.sin if j % 2 == 0 else mp.cos)(exact(p) * omegas[j]) for j in range(dim)] for p in positions]
+
+
+def tensor2tensor(
+    positions: Sequence[int],
+    dim: int,
+    *,
+    min_timescale: float = 1.0,
+    max_timescale: float = 1.0e4,
+) -> list[list[mp.mpf]]:
+    """Concatenated ``[sin | cos]`` with geometric timescales, zero column for odd ``dim``.
+
+    ``n = dim // 2``; ``inc = ln(max/min) / max(n - 1, 1)``;
+    ``inv_k = min_timescale * exp(-k inc)`` (t2t multiplies by ``min_timescale``
+    where dividing was meant; identical when it is 1, as in every default).
+    """
+    n = dim // 2
+    increment = mp.log(exact(max_timescale) / exact(min_timescale)) / max(n - 1, 1)
+    inv = [exact(min_timescale) * mp.exp(-k * increment) for k in range(n)]
+    rows = []
+    for p in positions:
+        angles = [exact(p) * w for w in inv]
+        rows.append([mp.sin(a) for a in angles] + [mp.cos(a) for a in angles] + [mp.mpf(0)] * (dim % 2))
+    return rows
+
+
+def fairseq_make_positions(token_is_real: Sequence[bool], padding_idx: int) -> list[int]:
+    """fairseq ``make_positions``: real tokens count from ``padding_idx + 1``; pads get ``padding_idx``."""
+    out, count = [], 0
+    for real in token_is_real:
+        count += bool(real)
+        out.append(padding_idx + count if real else padding_idx)
+    return out
+
+
+def fairseq(positions: Sequence[int], dim: int, *, padding_idx: int = 1) -> list[list[mp.mpf]]:
+    """fairseq's table at 0-based token positions: row ``p + padding_idx + 1``.
+
+    fairseq numbers real tokens from ``padding_idx + 1`` (``make_positions``), so
+    token ``p`` is encoded at angle ``(p + padding_idx + 1) w_k`` with
+    ``w_k = exp(-k ln(10000) / (dim//2 - 1))`` (t2t's frequencies), layout
+    ``[sin | cos]``, a zero column for odd ``dim``; position ``-1`` is the padding
+    token (row ``padding_idx``, all zeros).  fairseq divides by zero for
+    ``dim`` in {2, 3}; ``dim = 1`` is a single zero column.
+    """
+    half = dim // 2
+    if half == 1:
+        msg = f"dim must be 1 or at least 4 for the fairseq convention; got {dim}"
+        raise ValueError(msg)
+    step = mp.log(10000) / (half - 1) if half > 1 else mp.mpf(0)
+    inv = [mp.exp(-k * step) for k in range(half)]
+    rows = []
+    for p in positions:
+        row = int(p) + padding_idx + 1
+        if row < 0:
+            msg = f"positions must be >= -(padding_idx + 1) = {-(padding_idx + 1)}; got {p}"
+            raise ValueError(msg)
+        if row == padding_idx:
+            rows.append([mp.mpf(0)] * dim)
+            continue
+        angles = [exact(row) * w for w in inv]
+        rows.append([mp.sin(a) for a in angles] + [mp.cos(a) for a in angles] + [mp.mpf(0)] * (dim % 2))
+    return rows
+
+
+def marian(positions: Sequence[int], dim: int, *, base: float = 10000.0) -> list[list[mp.mpf]]:
+    """Concatenated with Vaswani frequencies: ``ceil(dim/2)`` sines then ``floor(dim/2)`` cosines.
+
+    HF ``MarianSinusoidalPositionalEmbedding`` (also Pegasus): ``out[:, :s] = sin(enc[:, 0::2])``,
+    ``out[:, s:] = cos(enc[:, 1::2])`` with ``enc[p, j] = p / base**(2(j//2)/dim)``.
+    """
+    n_sin, n_cos = (dim + 1) // 2, dim // 2
+    rows = []
+    for p in positions:
+        sin_part = [mp.sin(exact(p) * _vaswani_frequency(k, dim, base)) for k in range(n_sin)]
+        cos_part = [mp.cos(exact(p) * _vaswani_frequency(k, dim, base)) for k in range(n_cos)]
+        rows.append(sin_part + cos_part)
+    return rows
+
+
+def mlx(
+    positions: Sequence[int],
+    dim: int,
+    *,
+    min_freq: float = 0.0001,
+    max_freq: float = 1.0,
+    scale: float | None = None,
+    cos_first: bool = False,
+    full_turns: bool = False,
+) -> list[list[mp.mpf]]:
+    """MLX ``nn.SinusoidalPositionalEncoding`` applied to integer inputs ``positions``.
+
+    ``n = dim/2``; ``t_k = 1 - k/(n-1)`` (``[1]`` when ``n == 1``);
+    ``sigma_k = exp(t_k (ln max_freq - ln min_freq) + ln min_freq)`` (times ``2 pi`` with
+    ``full_turns``); output ``scale * [sin | cos]`` (``[cos | sin]`` with ``cos_first``),
+    ``scale = sqrt(2/dim)`` unless given.  MLX requires an even, positive ``dim``.
+    """
+    if dim <= 0 or dim % 2:
+        msg = f"dim must be positive and even for the mlx convention; got {dim}"
+        raise ValueError(msg)
+    n = dim // 2
+    lo, hi = mp.log(exact(min_freq)), mp.log(exact(max_freq))
+    ts = [mp.mpf(1)] if n == 1 else [1 - mp.mpf(k) / (n - 1) for k in range(n)]
+    # sigma = min_freq**(1 - t) * max_freq**t; the end points exactly (cospi(1/2) must be 0, not 1e-81)
+    ends = {1: exact(max_freq), 0: exact(min_freq)}
+    sigmas = [ends[int(t)] if t in (0, 1) else mp.exp(t * (hi - lo) + lo) for t in ts]
+    factor = mp.sqrt(mp.mpf(2) / dim) if scale is None else exact(scale)
+    rows = []
+    for p in positions:
+        if full_turns:  # angle 2 pi p sigma: sinpi/cospi keep exact zeros (sigma = 1/4 at p = 1)
+            halves_turns = [2 * exact(p) * s for s in sigmas]
+            sines, cosines = [mp.sinpi(a) for a in halves_turns], [mp.cospi(a) for a in halves_turns]
+        else:
+            angles = [exact(p) * s for s in sigmas]
+            sines, cosines = [mp.sin(a) for a in angles], [mp.cos(a) for a in angles]
+        halves = cosines + sines if cos_first else sines + cosines
+        rows.append([factor * v for v in halves])
+    return rows
+
+
+def sinusoidal(positions: Sequence[int], dim: int, convention: str, **options: object) -> list[list[mp.mpf]]:
+    """Dispatch on ``convention`` (one of :data:`CONVENTIONS`)."""
+    functions = {
+        "vaswani": vaswani,
+        "tensor2tensor": tensor2tensor,
+        "fairseq": fairseq,
+        "marian": marian,
+        "mlx": mlx,
+    }
+    if convention not in functions:
+        msg = f"convention must be one of {CONVENTIONS}; got {convention!r}"
+        raise ValueError(msg)
+    return functions[convention](positions, dim, **options)

@@ -1,0 +1,1 @@
+"""The conformance suite as pytest items: ``pytest --pyargs conformance.pytest_suite``."""

@@ -1,0 +1,310 @@
+"""The conformance command line, runner behaviour, pytest plugin and a wheel install.
+
+``posenc-ref check ADAPTER`` (or ``POSENC_REF_ADAPTER``): summary table on
+stdout, JSON report, exit 0 / 1 / 2, adopter xfail files with stale-entry
+warnings, and a failing adapter function recorded as that case's failure while
+the run goes on.  ``posenc-ref golden generate --check`` and ``golden lint``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conformance.adapters import AdapterError, load_adapter
+from conformance.adapters.posenc_ref import PosencRefAdapter
+from conformance.runner import load_xfails, run
+from posenc_ref.cli import main
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+BROKEN_ADAPTER = textwrap.dedent('''
+    """A third-party adapter with three broken functions and two good ones."""
+    import numpy as np
+
+    CAPABILITIES = {"dtypes": ["float64"]}
+
+    def t5_bucket(relative, *, bidirectional, num_buckets, max_distance):
+        raise RuntimeError("kernel crashed")
+
+    def alibi_slopes(num_heads, *, max_bias, dtype):
+        return np.full(num_heads + 1, 0.5)          # wrong shape
+
+    def llama4_attn_scale(positions, *, floor_scale, attn_scale, dtype):
+        return np.full(np.shape(positions), np.nan)  # NaN
+
+    def relative_positions(q_positions, k_positions):
+        return np.asarray(k_positions)[..., None, :] - np.asarray(q_positions)[..., :, None]
+
+    def causal_mask(q_positions, k_positions, *, sliding_window, chunk_size):
+        if sliding_window is not None or chunk_size is not None:
+            raise NotImplementedError
+        return np.asarray(k_positions)[None, :] <= np.asarray(q_positions)[:, None]
+''')
+
+
+@pytest.fixture
+def broken_adapter(tmp_path: pathlib.Path) -> pathlib.Path:
+    path = tmp_path / "broken_adapter.py"
+    path.write_text(BROKEN_ADAPTER)
+    return path
+
+
+class TestCheck:
+    def test_builtin_adapter_passes(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        report_path = tmp_path / "report.json"
+        assert main(["check", "posenc_ref", "--json", str(report_path)]) == 0
+        out = capsys.readouterr().out
+        assert "RESULT: PASS" in out
+        for scheme in ("sinusoidal", "learned", "rope", "t5", "alibi", "shaw", "nope", "attention"):
+            assert f"\n{scheme} " in out
+        report = json.loads(report_path.read_text())
+        assert report["passed"] and report["counts"].get("fail", 0) == 0
+        assert report["adapter"]["name"] == "posenc_ref"
+        assert {r["status"] for r in report["results"]} <= {"pass", "skip"}
+        assert any(r["id"].startswith("invariant/") for r in report["results"])
+
+    def test_adapter_from_environment(
+        self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        monkeypatch.setenv("POSENC_REF_ADAPTER", "posenc_ref")
+        assert main(["check", "--only", "t5", "--no-invariants"]) == 0
+        assert "t5 " in capsys.readouterr().out
+
+    @pytest.mark.parametrize(
+        ("argv", "message"),
+        [
+            (["check"], "needs an ADAPTER"),
+            (["check", "no_such_module_for_posenc"], "cannot be imported"),
+            (["check", "posenc_ref:no_backend"], "backend must be one of"),
+            (["check", "posenc_ref", "--only", "nonsense"], "--only must name"),
+            (["check", "posenc_ref", "--xfails", "/nonexistent/xfails.txt"], "--xfails file"),
+            (["golden"], "golden needs an action"),
+        ],
+    )
+    def test_usage_errors_exit_2(
+        self,
+        argv: list[str],
+        message: str,
+        monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        monkeypatch.delenv("POSENC_REF_ADAPTER", raising=False)
+        assert main(argv) == 2
+        assert message in capsys.readouterr().err
+
+    def test_failing_adapter_exits_1_and_the_run_goes_on(
+        self, broken_adapter: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        report_path = tmp_path / "r.json"
+        assert main(["check", str(broken_adapter), "--json", str(report_path)]) == 1
+        assert "RESULT: FAIL" in capsys.readouterr().out
+        results = {r["resultId"]: r for r in json.loads(report_path.read_text())["results"]}
+        crash = results["t5_bucket/bidirectional/32-128-range[int]"]
+        assert crash["status"] == "fail" and "RuntimeError: kernel crashed" in crash["detail"]
+        shape = results["alibi_slopes/max-bias-8/heads-4[float64]"]
+        assert shape["status"] == "fail" and "shape (5,), expected (4,)" in shape["detail"]
+        nan = results["llama4_attn_scale/defaults/boundaries[float64]"]
+        assert nan["status"] == "fail" and "non-finite" in nan["detail"]
+        assert results["relative_positions/square/basic[int]"]["status"] == "pass"  # the run went on
+        assert results["causal_mask/window/3[bool]"]["status"] == "skip"  # NotImplementedError = unsupported
+        assert results["sinusoidal/vaswani/basic-d8[float64]"]["status"] == "skip"  # not implemented
+        assert results["sinusoidal/vaswani/basic-d8[float32]"]["detail"] == "function not implemented"
+
+    def test_xfail_file(
+        self, broken_adapter: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        xfails = tmp_path / "xfails.txt"
+        xfails.write_text(
+            "# known failures of the broken adapter\n"
+            "t5_bucket/            # the whole function, by prefix\n"
+            "alibi_slopes          # a function name\n"
+            "llama4_attn_scale/defaults/boundaries[float64]\n"
+            "llama4_attn_scale/custom/small-floor\n"
+            "llama4_attn_scale/invalid/negative\n"
+            "rope/half/no-such-case   # stale\n"
+            "\n"
+        )
+        assert load_xfails(xfails)[0] == "t5_bucket/"
+        code = main(["check", str(broken_adapter), "--xfails", str(xfails), "--no-invariants"])
+        captured = capsys.readouterr()
+        assert code == 0, captured.out
+        assert "stale xfail entries" in captured.err and "rope/half/no-such-case" in captured.err
+
+    def test_xpass_is_reported(self, tmp_path: pathlib.Path) -> None:
+        report = run(
+            PosencRefAdapter("numpy"),
+            only=["t5"],
+            invariants=False,
+            xfails=["t5_bucket/bidirectional/32-128-range"],
+        )
+        assert not report.failed
+        assert [r.status for r in report.results if r.id == "t5_bucket/bidirectional/32-128-range"] == [
+            "xpass"
+        ]
+
+
+def test_hf_style_example_adapter_matches_t5_including_float_boundaries() -> None:
+    """HF's float32 T5 expression (run by PyTorch) passes every T5 case: the 'acceptable' values at work."""
+    pytest.importorskip("torch")
+    report = run(
+        load_adapter("conformance.adapters.examples.hf_style_torch"), only=["t5_bucket"], invariants=False
+    )
+    valid = [r for r in report.results if "InvalidInput" not in r.flags]
+    assert valid and all(r.status == "pass" for r in valid), [r.detail for r in valid if r.status != "pass"]
+    assert any("T5FloatBoundary" in r.flags for r in valid)
+
+
+class TestAdapterLoading:
+    def test_specs(self, broken_adapter: pathlib.Path) -> None:
+        assert load_adapter("posenc_ref").name == "posenc_ref"
+        assert load_adapter("posenc_ref:array_api_strict").name == "posenc_ref:array_api_strict"
+        module_adapter = load_adapter(str(broken_adapter))
+        assert module_adapter.supports("t5_bucket") and not module_adapter.supports("sinusoidal")
+        assert module_adapter.capabilities.dtypes == ("float64",)
+        assert load_adapter("conformance.adapters.posenc_ref:PosencRefAdapter").name == "posenc_ref"
+
+    def test_bad_specs(self, tmp_path: pathlib.Path) -> None:
+        with pytest.raises(AdapterError, match="does not exist"):
+            load_adapter(str(tmp_path / "missing.py"))
+        with pytest.raises(AdapterError, match="has no attribute"):
+            load_adapter("conformance.adapters.posenc_ref:Nothing")
+        with pytest.raises(AdapterError, match="must be named"):
+            load_adapter("  ")
+
+
+class TestGoldenCommands:
+    def test_generate_check_is_clean(self, capsys: pytest.CaptureFixture[str]) -> None:
+        assert main(["golden", "generate", "--check"]) == 0
+        assert "up to date" in capsys.readouterr().out
+
+    def test_lint_full(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """Schema, ids, counts, checksums, byte-for-byte regeneration and the 120-digit rounding proof."""
+        assert main(["golden", "lint"]) == 0
+        assert "golden lint: OK" in capsys.readouterr().out
+
+    def test_generate_writes_byte_identical_files(self, tmp_path: pathlib.Path) -> None:
+        from conformance.golden import VECTORS_DIR, generate
+
+        written = set(generate.write(tmp_path)) - {"golden_schema_v1.json"}
+        assert written == {p.name for p in VECTORS_DIR.glob("*.json")}
+        for name in written:
+            assert (tmp_path / name).read_bytes() == (VECTORS_DIR / name).read_bytes(), name
+
+    def test_lint_reports_a_tampered_file(self, tmp_path: pathlib.Path) -> None:
+        from conformance.golden import VECTORS_DIR
+        from conformance.golden.lint import lint
+
+        for path in VECTORS_DIR.glob("*.json"):
+            shutil.copy(path, tmp_path / path.name)
+        target = tmp_path / "alibi_slopes.json"
+        target.write_bytes(target.read_bytes().replace(b'"numberOfCases": 19', b'"numberOfCases": 18'))
+        problems = lint(tmp_path, reproduce=False, precision=False)
+        assert any("numberOfCases" in p for p in problems)
+        assert any("checksum" in p or "canonical" in p for p in problems)
+
+
+def _run(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False, **kwargs)
+
+
+def test_pytest_plugin(tmp_path: pathlib.Path) -> None:
+    """An adopter's CI: ``pytest -p conformance.pytest_plugin --pyargs conformance.pytest_suite``."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    xfails = tmp_path / "xfails.txt"
+    xfails.write_text(
+        "rope/half/large-positions\nrope/interleaved/large-positions\ninvariant/rope/relative-shift-large\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "conformance.pytest_plugin",
+        "--pyargs",
+        "conformance.pytest_suite",
+        "--posenc-adapter",
+        "mlx",
+        "--posenc-only",
+        "rope",
+        "--posenc-xfails",
+        str(xfails),
+    ]
+    done = _run(cmd, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "xfailed" in done.stdout and "passed" in done.stdout
+    failing = _run([*cmd[:-2]], cwd=tmp_path, env=env)
+    assert failing.returncode == 1 and "rope/half/large-positions[float32]" in failing.stdout
+
+
+def test_wheel_install_runs_check(tmp_path: pathlib.Path) -> None:
+    """Build the wheel, install it into a fresh venv, run ``posenc-ref check posenc_ref`` outside the tree."""
+    source = tmp_path / "src"  # a clean copy: no stale build/ directory can leak into the wheel
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "build", "*.egg-info", ".*")
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for package in ("posenc_ref", "conformance"):
+        shutil.copytree(ROOT / package, source / package, ignore=ignore)
+    wheels = tmp_path / "dist"
+    build = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            str(source),
+            "-w",
+            str(wheels),
+        ],
+        cwd=tmp_path,
+    )
+    if build.returncode != 0:
+        pytest.skip(f"cannot build the wheel offline here: {build.stderr.strip().splitlines()[-1:]}")
+    wheel = next(wheels.glob("posenc_ref-*.whl"))
+    venv = tmp_path / "venv"
+    made = _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)])
+    if made.returncode != 0:
+        pytest.skip(f"cannot create a virtual environment here: {made.stderr.strip()[-200:]}")
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    install = _run(
+        [
+            str(bindir / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--force-reinstall",
+            str(wheel),
+        ]
+    )
+    assert install.returncode == 0, install.stderr
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "POSENC_REF_ADAPTER")}
+    where = _run(
+        [
+            str(bindir / "python"),
+            "-c",
+            "import conformance, posenc_ref; print(conformance.__file__); print(posenc_ref.__file__)",
+        ],
+        cwd=tmp_path,
+        env=env,
+    )
+    assert where.returncode == 0 and str(ROOT) not in where.stdout, where.stdout + where.stderr
+    check = _run([str(bindir / "posenc-ref"), "check", "posenc_ref"], cwd=tmp_path, env=env)
+    assert check.returncode == 0, check.stdout[-3000:] + check.stderr[-3000:]
+    assert "RESULT: PASS" in check.stdout
