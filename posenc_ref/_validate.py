@@ -13,7 +13,7 @@ import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._compat import is_lazy, values_known
+from ._compat import values_known
 
 __all__ = [
     "check_bool",
@@ -108,10 +108,10 @@ def check_integer_array(x: Any, name: str, xp: Any) -> None:
 def check_nonnegative_positions(x: Any, name: str, xp: Any) -> None:
     """A ``ValueError`` if an integer array holds a negative value.
 
-    Reads one scalar back from the device; skipped for lazy arrays (Dask, JAX)
-    whose values are not known without computing them.
+    Reads one scalar back from the device; skipped when values are unknown
+    (Dask, JAX under ``jit``: see ``_compat.values_known``).
     """
-    if is_lazy(x):
+    if not values_known(x):
         return
     smallest = int(xp.min(x)) if math.prod(x.shape) else 0
     if smallest < 0:

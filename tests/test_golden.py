@@ -27,13 +27,7 @@ FILES = {doc["function"]: doc for doc in golden.load()}
 SLOW_BACKENDS = {"jax.numpy", "jax.numpy:x32", "dask.array"}
 
 #: (backend, case id) -> why posenc_ref is known to differ there.  Strict: a fixed one fails the test.
-KNOWN = {
-    (backend, "llama4_attn_scale/invalid/negative"): (
-        "llama4_attn_scale checks positions with check_nonnegative_positions, which skips every JAX array "
-        "(is_lazy); learned/sinusoidal use values_known and do check concrete JAX arrays"
-    )
-    for backend in ("jax.numpy", "jax.numpy:x32")
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 _TABLE: dict[tuple[str, str], tuple[Any, ...]] = {}
 
