@@ -1,29 +1,39 @@
-r"""Angles ``p * omega`` reduced modulo one turn, accurate to a few ulp for any integer ``p``.
+r"""Accurate ``cos``/``sin`` of ``2 pi m t`` at integer positions ``m``, and MLX-safe ``exp``.
 
-A float product ``p * omega`` carries a relative error of one ulp, i.e. an
-absolute error of about ``p * omega * 2**-53`` (float64) or ``2**-24``
-(float32) radians: already ``2e-10`` at ``p = 2**20`` in float64 and a
-useless ``0.06`` rad in float32.  Sinusoidal encodings only need the angle
-modulo ``2*pi``, so we compute it in *turns* and keep only the fraction.
+The library's one angle reduction (sinusoidal and RoPE tables, Sandwich).  A
+float product ``m * omega`` is off by half an ulp of itself (0.03 rad at
+``m = 2**20`` in float32, 1e-10 rad at ``2**24`` in float64), so the phase is
+formed in turns ``t = omega / 2pi`` with exact arithmetic in the compute dtype
+(``p`` significand bits, ``v`` digit bits, grid ``2**-F``):
 
-Host side (Python :mod:`decimal`, 42 digits), each frequency becomes a number
-of turns per position, ``f = omega / (2*pi)``.  The integer positions are cut
-into ``K``-bit chunks, ``p = sum_i c_i * 2**(K*i)`` (``K = 26`` for float64,
-``12`` for float32; integer arithmetic, exact).  For chunk ``i`` the fraction
-``g = frac(f * 2**(K*i))`` is split into ``g_hi`` (``m - K`` bits after the
-binary point, ``m`` = mantissa bits) and ``g_lo = g - g_hi``.  Then
+1. ``m = sum_j m_j 2**(v j)``, balanced digits ``|m_j| <= 2**(v-1)`` (integer
+   ops), as many as the largest ``|m|`` needs: read from the values on eager
+   backends, else from the dtype.  Zero digits add exactly nothing.
+2. ``frac(2**(v j) t)`` (centred) is ``h_j`` on the grid ``2**-F`` plus tails in
+   quarter turns: float64 an exact ``mid_j`` on ``2**-p`` and a rounded
+   ``low_j``; float32 one rounded tail.  Host pieces come from exact rationals,
+   device pieces from ``inv_freq`` values taken as exact (Dekker's product with
+   a two-float ``1/2pi``, then error-free sums).
+3. ``E = sum_j m_j h_j`` is exact (``F`` bounds it to ``p`` bits); whole turns go
+   (``E - round(E)``), and ``4 E = k + a``, ``k = round(4 E)`` in ``{-2..2}``: exact.
+4. ``r = a + sum_j m_j mid_j + sum_j m_j low_j``: the ``mid`` sums are exact too
+   (grid ``2**-p``, ``|r| <= 1/2 + 2**-5``); only the tiny ``low`` terms round
+   (float32: ``r = a + sum_j m_j tail_j``, rounded).
+5. ``cos``/``sin`` of ``x = r pi/2`` (Taylor sums on MLX float64, whose
+   ``cos``/``sin``/``exp`` have float32 accuracy), rotated by ``k`` quarter turns
+   (products with 0 and +-1: exact).
 
-.. math::
+Host arrays (NumPy, PyTorch CPU) are processed in row blocks that stay in cache;
+the values do not depend on the blocking.
 
-    \operatorname{frac}(p f) = \operatorname{frac}\Big(\sum_i
-        \operatorname{frac}(c_i g_{hi,i}) + c_i g_{lo,i}\Big)
-
-where ``c_i * g_hi`` is exact (at most ``m`` significant bits), so its
-fraction is exact, and ``|c_i * g_lo| <= 1/2`` is rounded once.  The turn
-count stays in ``[-1/2, 1/2]``; its error is a few units of ``2**-m`` whatever
-the size of ``p``.  :func:`sin_cos` evaluates sine and cosine of the turn
-count; where a backend's float64 ``sin``/``cos`` are not float64-accurate
-(MLX), it reduces to a quarter turn exactly and sums Taylor series instead.
+Error bound.  Float64 (``v = 23``, ``F = 30``): ``r`` carries one rounding
+relative to itself (so also near the zeros of cos and sin, where it is small),
+``x`` one more plus ``0.35 * 2**-53`` from ``pi/2``, then the backend's
+``cos``/``sin`` on ``|x| <= 0.84``: a few ulp (measured <= 2 ulp to ``2**24``).
+Float32 (``v = 10``, ``F = 13``): the rounded tail (at most ``digits/8`` quarter
+turn) costs about ``2**-26`` absolute; with ``x`` and ``cos``/``sin``, measured
+< 1.2e-7 to ``2**20``.  Device pieces know ``t`` to ``2p`` bits: ``inv_freq``
+phases stay accurate to about ``|m| = 2**50`` (float64) or ``2**21`` (float32).
 """
 
 from __future__ import annotations
@@ -31,109 +41,257 @@ from __future__ import annotations
 import decimal
 import functools
 import math
-from collections.abc import Sequence
-from decimal import Decimal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from . import _compat
 
-__all__ = ["CONTEXT", "PI", "reduced_sin_cos", "sin_cos"]
+__all__ = ["PI", "cos_sin", "cos_sin_small", "cos_sin_turns", "exp"]
 
-CONTEXT = decimal.Context(prec=42)
-"""Decimal context for host-side frequencies: 42 digits cover 2**-139."""
-
-PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494459")
-_TWO_PI_HI = float(2 * PI)
-_TWO_PI_LO = float(CONTEXT.subtract(2 * PI, Decimal(_TWO_PI_HI)))
-
-_MANTISSA_BITS = {"float64": 53, "float32": 24}
+# pi to 80 significant digits; the library's only high-precision constant.
+PI = decimal.Decimal("3.1415926535897932384626433832795028841971693993751058209749445923078164062862090")
+_INV_TWO_PI = 1 / (2 * Fraction(PI))
 
 
-def _integer_bits(xp: Any, dtype: Any) -> int:
-    info = xp.iinfo(dtype)
-    return int(info.max).bit_length() + (1 if int(info.min) < 0 else 0)
+@dataclass(frozen=True)
+class _Format:
+    """Significand bits ``p``, digit bits ``v``, grid bits ``F`` of ``h``, tails per digit."""
+
+    mantissa: int
+    digit_bits: int
+    grid_bits: int
+    tails: int  # 2: an exact mid and a rounded low tail; 1: one rounded tail
 
 
-@functools.lru_cache(maxsize=256)
-def _split_turns(
-    turns: tuple[Decimal, ...], multiplier: int, fmt: tuple[int, int]
-) -> tuple[list[float], ...]:
-    """``(g_hi, g_mid, g_lo)`` of ``g = frac(multiplier * f)``, centred, for each ``f``.
-
-    ``fmt = (m, K)``: ``g_hi`` lies on the grid ``2**-(m-K)``, ``g_mid`` on
-    ``2**-m`` with ``|g_mid| <= 2**-(m-K+1)``, and ``g_lo`` is the small rest.
-    """
-    mantissa, chunk_bits = fmt
-    columns: tuple[list[float], ...] = ([], [], [])
-    with decimal.localcontext(CONTEXT):
-        coarse, fine = Decimal(2) ** (mantissa - chunk_bits), Decimal(2) ** mantissa
-        for f in turns:
-            g = f * multiplier
-            g -= g.to_integral_value()
-            g_hi = (g * coarse).to_integral_value() / coarse
-            g_mid = ((g - g_hi) * fine).to_integral_value() / fine
-            for column, value in zip(columns, (g_hi, g_mid, g - g_hi - g_mid), strict=True):
-                column.append(float(value))
-    return columns
+# int64 needs 3 (float64) or 7 (float32) digits; (digits + 1) * 2**(v-2) * 2**F <= 2**p keeps
+# sum_j m_j h_j exact (+ 1: a host offset); the tails sum to at most 2**-5 (float32: 1) quarter turn.
+_FLOAT64 = _Format(mantissa=53, digit_bits=23, grid_bits=30, tails=2)
+_FLOAT32 = _Format(mantissa=24, digit_bits=10, grid_bits=13, tails=1)
 
 
-def _frac(x: Any, xp: Any) -> Any:
-    """``x - round(x)``: exact, in ``[-1/2, 1/2]``."""
-    return x - xp.round(x)
-
-
-def _chunks(positions: Any, chunk_bits: int, xp: Any) -> list[Any]:
-    """``c_i`` with ``p = sum_i c_i 2**(K i)``; all but the last in ``[0, 2**K)``; exact.
-
-    As many chunks as the dtype needs, or as the values need where they can be
-    read (zero chunks add exactly nothing, so the result is the same).
-    """
-    bits = _integer_bits(xp, positions.dtype)
+def _digit_count(positions: Any, fmt: _Format, xp: Any) -> int:
+    """Balanced digits for the largest ``|m|``: from the values where readable, else the dtype."""
+    info = xp.iinfo(positions.dtype)
+    largest = max(int(info.max), -int(info.min))
     if _compat.values_known(positions) and math.prod(positions.shape):
         largest = max(int(xp.max(positions)), -int(xp.min(positions)))
-        bits = min(bits, largest.bit_length() + 1)
-    count = max(1, math.ceil(bits / chunk_bits))
-    out, rest = [], positions
+    return max(1, -(-(largest.bit_length() + 1) // fmt.digit_bits))
+
+
+def _digits(positions: Any, count: int, fmt: _Format, *, xp: Any, dtype: Any) -> list[Any]:
+    """``m_j`` in ``dtype``, shape ``positions.shape + (1,)``; exact integer arithmetic."""
+    full, half = 2**fmt.digit_bits, 2 ** (fmt.digit_bits - 1)
+    rest, out = positions, []
     for _ in range(count - 1):
-        out.append(xp.remainder(rest, 2**chunk_bits))
-        rest = xp.floor_divide(rest, 2**chunk_bits)
-    return [*out, rest]
+        low, rest = xp.remainder(rest, full), xp.floor_divide(rest, full)
+        up = low >= half
+        rest = xp.where(up, rest + 1, rest)
+        low = xp.astype(low, dtype)
+        out.append(xp.where(up, low - float(full), low))
+    out.append(xp.astype(rest, dtype))
+    return [xp.expand_dims(m, axis=-1) for m in out]
 
 
-def reduced_sin_cos(
-    positions: Any, turns: Sequence[Decimal], *, xp: Any, dtype: Any, offset: int = 0
-) -> tuple[Any, Any]:
-    """``sin`` and ``cos`` of ``2*pi*(p + offset)*f`` for every position ``p`` and frequency ``f``.
+def _grid(x: Fraction, bits: int) -> Fraction:
+    return Fraction(round(x * 2**bits), 2**bits)
 
-    ``positions`` is an integer array of any shape; ``turns`` are non-negative
-    turns per unit position, computed host-side with :data:`CONTEXT`; ``dtype``
-    is ``xp.float64`` or ``xp.float32``.  ``offset`` is applied host-side (no
-    integer overflow).  Returns two arrays of shape
-    ``positions.shape + (len(turns),)`` on the positions' device.
+
+@functools.lru_cache(maxsize=128)
+def _host_columns(turns: tuple[Any, ...], fmt: _Format, weights: tuple[int, ...]) -> tuple[Any, ...]:
+    """Per digit weight ``w``: the columns ``(h, *tails)`` of ``frac(w t)`` for every turn ``t``."""
+    out = []
+    for w in weights:
+        rows = []
+        for t in turns:
+            u = Fraction(t) * w
+            u -= round(u)
+            h = _grid(u, fmt.grid_bits)
+            rest = 4 * (u - h)  # quarter turns
+            mid = _grid(rest, fmt.mantissa)
+            rows.append(
+                [float(h), float(rest)] if fmt.tails == 1 else [float(h), float(mid), float(rest - mid)]
+            )
+        out.append(list(zip(*rows, strict=True)))
+    return tuple(out)
+
+
+def _host_pieces(
+    turns: Sequence[Any], weights: Sequence[int], fmt: _Format, *, xp: Any, dtype: Any, device: Any
+) -> list[tuple[Any, ...]]:
+    """Pieces of exact turns (``Fraction``/``Decimal``) for the digit weights."""
+    columns = _host_columns(tuple(turns), fmt, tuple(weights))
+    return [tuple(_compat.asarray(c, xp=xp, dtype=dtype, device=device) for c in cols) for cols in columns]
+
+
+def _split_constant(x: Fraction, bits: int) -> tuple[float, float]:
+    """``x`` as a float with ``bits`` significant bits plus the float nearest the rest."""
+    exponent = math.floor(math.log2(abs(x)))
+    hi = _grid(x, bits - 1 - exponent)
+    return float(hi), float(x - hi)
+
+
+def _veltkamp(a: Any, fmt: _Format) -> tuple[Any, Any]:
+    """``a`` as two floats of at most ``p/2`` significant bits each (exact)."""
+    c = a * float(2 ** ((fmt.mantissa + 1) // 2) + 1)
+    high = c - (c - a)
+    return high, a - high
+
+
+def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+    """Knuth's error-free sum: ``s + e == a + b`` exactly."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _device_pieces(inv_freq: Any, count: int, fmt: _Format, *, xp: Any) -> list[tuple[Any, ...]]:
+    """Pieces of ``t = inv_freq / 2pi`` with the values of ``inv_freq`` taken as exact."""
+    c_hi, c_lo = _split_constant(_INV_TWO_PI, fmt.mantissa)
+    b_hi, b_lo = _split_constant(Fraction(c_hi), fmt.mantissa // 2)
+    a_hi, a_lo = _veltkamp(inv_freq, fmt)
+    t_hi = inv_freq * c_hi  # Dekker: t_hi + t_lo = inv_freq * (c_hi + c_lo) to ~2p bits
+    t_lo = (((a_hi * b_hi - t_hi) + a_hi * b_lo) + a_lo * b_hi) + a_lo * b_lo + inv_freq * c_lo
+    grid, fine = float(2**fmt.grid_bits), float(2**fmt.mantissa)
+    pieces = []
+    for j in range(count):
+        scale = float(2 ** (fmt.digit_bits * j))
+        x, y = t_hi * scale, t_lo * scale
+        hi, lo = _two_sum(x - xp.round(x), y - xp.round(y))  # frac(2**(v j) t) exactly
+        h = xp.round(hi * grid) / grid
+        rest, lo = (hi - h) * 4.0, lo * 4.0
+        h = h - xp.round(h)
+        if fmt.tails == 1:
+            pieces.append((h, rest + lo))
+        else:
+            mid = xp.round(rest * fine) / fine
+            pieces.append((h, mid, (rest - mid) + lo))
+    return pieces
+
+
+def _phase(digits: list[Any], pieces: list[tuple[Any, ...]], xp: Any) -> tuple[Any, Any]:
+    """``sum_j m_j u_j`` modulo one turn as ``(k + r)`` quarter turns, ``k`` in ``{-2..2}``.
+
+    A piece past the last digit is a host offset's (weight 1).  In-place
+    operators only touch arrays made here (JAX and Dask rebind the name).
     """
-    mantissa = _MANTISSA_BITS["float64" if dtype == xp.float64 else "float32"]
-    fmt = (mantissa, mantissa // 2)
-    dev = _compat.device(positions)
-    turns = tuple(turns)
-    factors = [xp.expand_dims(xp.astype(c, dtype), axis=-1) for c in _chunks(positions, fmt[1], xp)]
-    multipliers = [2 ** (fmt[1] * i) for i in range(len(factors))]
-    if offset:  # the offset's turns: one more chunk, with c = 1
-        factors.append(1.0)
-        multipliers.append(offset)
-    exact, small = 0.0, 0.0
-    for c, multiplier in zip(factors, multipliers, strict=True):
-        g_hi, g_mid, g_lo = (
-            _compat.asarray(v, xp=xp, dtype=dtype, device=dev) for v in _split_turns(turns, multiplier, fmt)
-        )
-        # Sums of two values in [-1/2, 1/2] on the grid 2**-m: exact.
-        exact = _frac(exact + _frac(c * g_hi, xp), xp)
-        exact = _frac(exact + _frac(c * g_mid, xp), xp)
-        small = small + c * g_lo
-    return _sin_cos(exact, small, xp=xp)
+
+    def total(i: int) -> Any:
+        acc = digits[0] * pieces[0][i]
+        for m, piece in zip(digits[1:], pieces[1:], strict=False):
+            acc += m * piece[i]
+        for piece in pieces[len(digits) :]:
+            acc += piece[i]
+        return acc
+
+    e = total(0)
+    e -= xp.round(e)
+    e *= 4.0
+    k = xp.round(e)
+    e -= k
+    for i in range(1, len(pieces[0])):  # tails: summed first (small), then added once
+        e += total(i)
+    return e, k
 
 
-# Taylor coefficients of sin(x)/x and cos(x) in x**2; for |x| <= pi/4 the first
-# omitted terms are below 1e-19 relative.
+def _rotate(c: Any, s: Any, k: Any, xp: Any) -> tuple[Any, Any]:
+    """``cos``, ``sin`` of ``x + k pi/2`` from ``c = cos x``, ``s = sin x``, ``k`` in ``{-2..2}``;
+    exact (``cos(k pi/2)``, ``sin(k pi/2)`` are 0 or +-1).  Reuses the fresh ``c``, ``s``, ``k``."""
+    a = xp.abs(k)
+    a *= -1.0
+    a += 2.0  # 2 - |k|
+    k *= a  # b = k (2 - |k|) = sin(k pi/2)
+    a -= 1.0  # a = 1 - |k| = cos(k pi/2)
+    bc = k * c
+    k *= s
+    c *= a
+    c -= k
+    s *= a
+    s += bc
+    return c, s
+
+
+def _cos_sin_phase(r: Any, k: Any, xp: Any) -> tuple[Any, Any]:
+    """``cos``/``sin`` of ``(k + r) pi/2`` for fresh arrays ``r`` (small) and ``k`` in ``{-2..2}``."""
+    r *= math.pi / 2
+    return _rotate(*cos_sin_small(r, xp=xp), k, xp)
+
+
+_BLOCK = 2**16  # elements per block on host backends: a dozen temporaries stay in a 4 MiB L2 cache
+
+
+def _blockwise(
+    fn: Callable[[list[Any]], tuple[Any, ...]], digits: list[Any], width: int, xp: Any
+) -> tuple[Any, ...]:
+    """``fn(digits)`` for host digits of shape ``(rows, 1)``, on blocks of rows written into
+    preallocated outputs (NumPy and PyTorch CPU allow item assignment); same values as one call."""
+    rows, step = digits[0].shape[0], max(1, _BLOCK // max(width, 1))
+    if rows <= step:
+        return fn(digits)
+    outs: list[Any] = []
+    for start in range(0, rows, step):
+        stop = min(start + step, rows)
+        parts = fn([m[start:stop, ...] for m in digits])
+        if not outs:
+            device = _compat.device(parts[0])
+            outs = [xp.empty((rows, *p.shape[1:]), dtype=p.dtype, device=device) for p in parts]
+        for out, part in zip(outs, parts, strict=True):
+            out[start:stop, ...] = part
+    return tuple(outs)
+
+
+def cos_sin(
+    positions: Any,
+    *,
+    turns: Sequence[Any] | None = None,
+    inv_freq: Any = None,
+    xp: Any,
+    dtype: Any,
+    offset: int = 0,
+    finish: Callable[[Any, Any], tuple[Any, ...]] | None = None,
+) -> tuple[Any, ...]:
+    """``cos`` and ``sin`` of ``2 pi (m + offset) t``, shape ``positions.shape + (n,)``, in ``dtype``.
+
+    ``positions``: integer array, any shape.  Frequencies either as exact
+    ``turns`` (``Fraction``/``Decimal``, host side; ``offset`` is applied exactly
+    there) or as ``inv_freq``, an array of ``n`` angular frequencies in ``dtype``
+    whose values are taken as exact (``offset`` must be 0).  ``dtype``:
+    ``xp.float64`` or ``xp.float32``.  ``finish(cos, sin)``, if given, turns the
+    tables into the returned arrays (any leading shape in, the same out; it may
+    run on row blocks).  Results are on the positions' device.
+    """
+    fmt = _FLOAT64 if dtype == xp.float64 else _FLOAT32
+    count = _digit_count(positions, fmt, xp)
+    if turns is None:
+        pieces = _device_pieces(inv_freq, count, fmt, xp=xp)
+    else:
+        weights = [2 ** (fmt.digit_bits * j) for j in range(count)] + ([offset] if offset else [])
+        device = _compat.device(positions)
+        pieces = _host_pieces(turns, weights, fmt, xp=xp, dtype=dtype, device=device)
+
+    def block(digits: list[Any]) -> tuple[Any, ...]:
+        c, s = _cos_sin_phase(*_phase(digits, pieces, xp), xp)
+        return (c, s) if finish is None else finish(c, s)
+
+    if not _compat.is_host_array(positions):
+        return block(_digits(positions, count, fmt, xp=xp, dtype=dtype))
+    flat = _digits(xp.reshape(positions, (-1,)), count, fmt, xp=xp, dtype=dtype)
+    outs = _blockwise(block, flat, pieces[0][0].shape[0], xp)
+    return tuple(xp.reshape(out, (*positions.shape, *out.shape[1:])) for out in outs)
+
+
+def cos_sin_turns(turns: Any, *, xp: Any) -> tuple[Any, Any]:
+    """``cos`` and ``sin`` of ``2 pi turns`` (a float array; whole turns dropped exactly), to about
+    an ulp on every backend beyond the error already in ``turns``."""
+    e = (turns - xp.round(turns)) * 4.0
+    k = xp.round(e)
+    return _cos_sin_phase(e - k, k, xp)
+
+
+# --- elementary functions accurate on MLX float64 (see _compat.has_accurate_float64_math) ---
+
+# Taylor coefficients of sin(x)/x and cos(x) in x**2: on |x| <= 1.2 the first omitted terms are < 1e-18.
 _SIN = [(-1) ** k / math.factorial(2 * k + 1) for k in range(10)]
 _COS = [(-1) ** k / math.factorial(2 * k) for k in range(11)]
 
@@ -145,31 +303,26 @@ def _horner(x2: Any, coefficients: list[float]) -> Any:
     return acc
 
 
-def _sin_cos(exact: Any, small: Any, *, xp: Any) -> tuple[Any, Any]:
-    """``sin`` and ``cos`` of ``2*pi*(exact + small)``; ``exact`` in ``[-1/2, 1/2]``, ``small`` tiny.
-
-    The turn count is reduced exactly to a quarter-turn count ``q`` plus
-    ``|r| <= 1/8``; ``2*pi*r`` uses a two-term ``2*pi``.  Sine and cosine of
-    ``|x| <= pi/4`` come from ``xp`` except for MLX float64 (see
-    ``_compat.has_accurate_float64_math``): Taylor polynomials there.
-    """
-    quarter = xp.round(exact * 4)
-    r = (exact - quarter / 4) + small
-    x = r * _TWO_PI_HI + r * _TWO_PI_LO
-    if exact.dtype == xp.float64 and not _compat.has_accurate_float64_math(xp):
-        x2 = x * x
-        s, c = x * _horner(x2, _SIN), _horner(x2, _COS)
-    else:
-        s, c = xp.sin(x), xp.cos(x)
-    q = xp.remainder(quarter, 4.0)
-    sin = xp.where(q == 0, s, xp.where(q == 1, c, xp.where(q == 2, -s, -c)))
-    cos = xp.where(q == 0, c, xp.where(q == 1, -s, xp.where(q == 2, -c, s)))
-    return sin, cos
+def cos_sin_small(x: Any, *, xp: Any) -> tuple[Any, Any]:
+    """``cos x`` and ``sin x`` for ``|x| <= 1.2``: the backend's, or Taylor sums on MLX float64."""
+    if x.dtype != xp.float64 or _compat.has_accurate_float64_math(xp):
+        return xp.cos(x), xp.sin(x)
+    x2 = x * x
+    return _horner(x2, _COS), x * _horner(x2, _SIN)
 
 
-def sin_cos(turns: Any, *, xp: Any) -> tuple[Any, Any]:
-    """``sin`` and ``cos`` of ``2*pi*turns`` for a float array of turns in ``[-1/2, 1/2]``.
+# Cody-Waite split of ln 2 (fdlibm): LN2_HI has 32 significant bits, so n * LN2_HI is exact for |n| < 2**21.
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
 
-    Accurate to about an ulp of the dtype on every backend (MLX float64 included).
-    """
-    return _sin_cos(turns, 0.0, xp=xp)
+
+def exp(x: Any, *, xp: Any) -> Any:
+    """``exp(x)`` for ``x <= 0`` (``-inf`` gives 0), float64-accurate on MLX too: there
+    ``2**n (expm1(r) + 1)``, ``x = n ln2 + r``, with MLX's accurate ``expm1`` and an exact ``2**n``."""
+    if x.dtype != xp.float64 or _compat.has_accurate_float64_math(xp):
+        return xp.exp(x)
+    x = xp.maximum(x, -800.0)  # exp(-800) underflows to 0 anyway; keeps -inf out of the reduction
+    n = xp.round(x * (1.0 / math.log(2.0)))
+    r = (x - n * _LN2_HI) - n * _LN2_LO
+    two = _compat.asarray(2.0, xp=xp, dtype=x.dtype, device=_compat.device(x))
+    return (xp.expm1(r) + 1.0) * xp.pow(two, n)

@@ -210,3 +210,62 @@ def has_accurate_float64_math(xp: Any) -> bool:
     exact or correctly rounded.  Callers evaluate these functions themselves.
     """
     return not is_mlx_namespace(xp)
+
+
+def is_host_array(x: object) -> bool:
+    """Whether ``x`` is an eager array in host memory: NumPy (array-api-strict wraps it), PyTorch CPU.
+
+    Elementwise work on these is bound by memory traffic, so callers may work in
+    cache-sized blocks; lazy and accelerator arrays are better left whole.
+    """
+    if array_api_compat.is_numpy_array(x):
+        return True
+    if array_api_compat.is_torch_array(x):
+        return x.device.type == "cpu"
+    strict = array_api_compat.is_array_api_obj(x) and not is_mlx_array(x)
+    return strict and array_api_compat.is_array_api_strict_namespace(array_api_compat.array_namespace(x))
+
+
+def take_table(table: Any, index: Any, *, xp: Any) -> Any:
+    """``table[..., index]``: gather along the last axis of a small table, any index shape.
+
+    ``table`` has shape ``[*lead, R]`` and ``index`` integer values in
+    ``[0, R)``; the result has shape ``[*lead, *index.shape]``.  The generic path
+    is ``take`` on the flattened index.  Dask cannot flatten a 2-D chunked array
+    without rechunking it into full rows (whole rows of a 131072-wide bias), so
+    there every block of ``index`` is gathered on its own, with the whole table
+    passed to each block.
+    """
+    if array_api_compat.is_dask_array(index):
+        import dask.array as da
+        import numpy as np
+
+        lead = tuple(f"l{i}" for i in range(table.ndim - 1))
+        inds = tuple(f"i{i}" for i in range(index.ndim))
+        whole = da.asarray(table).rechunk(table.shape)
+        return da.blockwise(
+            lambda tab, idx: np.take(tab, idx, axis=-1),
+            lead + inds,
+            whole,
+            (*lead, "r"),
+            index,
+            inds,
+            concatenate=True,
+            dtype=table.dtype,
+        )
+    flat = xp.take(table, xp.reshape(index, (-1,)), axis=table.ndim - 1)
+    return xp.reshape(flat, (*table.shape[:-1], *index.shape))
+
+
+def clip(x: Any, lo: int | float, hi: int | float, *, xp: Any) -> Any:
+    """``xp.clip(x, lo, hi)`` for Python-scalar bounds, chunk-friendly on Dask.
+
+    array-api-compat's Dask ``clip`` broadcasts each bound to the full shape and
+    rechunks it, which materialises two arrays as large as ``x``; there the
+    bounds are applied as 0-d arrays instead.
+    """
+    if array_api_compat.is_dask_array(x):
+        low = xp.asarray(lo, dtype=x.dtype)
+        high = xp.asarray(hi, dtype=x.dtype)
+        return xp.minimum(xp.maximum(x, low), high)
+    return xp.clip(x, lo, hi)

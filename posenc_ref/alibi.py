@@ -28,7 +28,7 @@ from typing import Any
 
 from . import _compat
 from ._validate import check_choice, check_int, check_real
-from .relative import _check_float_array, _check_position_pair, _float_dtype, _relative
+from .relative import _check_float_array, _check_position_pair, _float_dtype, _relative, _value_range
 
 __all__ = ["ALIBI_FORMS", "alibi_bias", "alibi_slopes"]
 
@@ -116,6 +116,32 @@ def alibi_slopes(
     return _compat.asarray(values, xp=xp, dtype=dtype, device=device)
 
 
+#: Significand bits of the float dtypes slopes may have (IEEE binary16/32/64, bfloat16).
+_SIGNIFICAND_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def _product_dtype(q_positions: Any, k_positions: Any, slopes: Any, xp: Any) -> Any:
+    """The dtype to form ``m * d`` in: the slopes' own dtype when that is exact, else the compute dtype.
+
+    An IEEE multiplication rounds the exact product once.  When every distance
+    ``d`` is an integer exactly representable in the slopes' dtype
+    (``|d| <= 2**p``), multiplying in that dtype gives the same correctly rounded
+    ``m * d`` as the float64 product cast down, without a float64 temporary as
+    large as the output (twice its size for float32).  Positions of lazy arrays
+    are not read, so those keep the float64 path.
+    """
+    work = _compat.compute_dtype(xp, _compat.device(slopes))
+    bits = _SIGNIFICAND_BITS.get(str(slopes.dtype).rsplit(".", 1)[-1])
+    if slopes.dtype == work or bits is None:
+        return work
+    spans = [_value_range(q_positions, xp), _value_range(k_positions, xp)]
+    if any(span is None for span in spans):
+        return work
+    (q_lo, q_hi), (k_lo, k_hi) = spans
+    largest = max(abs(k_hi - q_lo), abs(k_lo - q_hi), abs(k_hi), abs(k_lo))  # |k - q| and |k| (causal)
+    return slopes.dtype if largest <= 2**bits else work
+
+
 def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str = "symmetric") -> Any:
     r"""ALiBi bias ``[..., H, Lq, Lk]`` for the given positions and slopes.
 
@@ -157,11 +183,11 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
     _check_position_pair(q_positions, k_positions, xp)
     _check_float_array(slopes, "slopes", xp)
     form = check_choice(form, "form", ALIBI_FORMS, aliases=_FORM_ALIASES)
-    work = _compat.compute_dtype(xp, _compat.device(slopes))
+    work = _product_dtype(q_positions, k_positions, slopes, xp)
     if form == "symmetric":
         distance = -xp.abs(_relative(q_positions, k_positions))
     else:
         distance = xp.broadcast_arrays(k_positions[..., None, :], q_positions[..., :, None])[0]
-    m = xp.astype(slopes, work)[..., :, None, None]
-    bias = m * xp.astype(distance, work)[..., None, :, :]
-    return xp.astype(bias, slopes.dtype)
+    m = slopes if slopes.dtype == work else xp.astype(slopes, work)
+    bias = m[..., :, None, None] * xp.astype(distance, work)[..., None, :, :]
+    return bias if bias.dtype == slopes.dtype else xp.astype(bias, slopes.dtype)

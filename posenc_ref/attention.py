@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from . import _compat
+from ._angles import exp
 from ._validate import check_real
 from .relative import _check_float_array
 
@@ -27,34 +28,13 @@ def _check_shapes(q: Any, k: Any, v: Any) -> None:
         raise ValueError(msg)
 
 
-# Cody-Waite split of ln 2 (fdlibm): LN2_HI has 32 significant bits, so n * LN2_HI is exact for |n| < 2**21.
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-
-
-def _exp(x: Any, xp: Any) -> Any:
-    """``exp(x)`` for ``x <= 0`` (``-inf`` gives 0), float64-accurate even on MLX.
-
-    MLX's float64 ``exp`` has float32 accuracy (``_compat.has_accurate_float64_math``);
-    there ``exp(x) = 2**n * (expm1(r) + 1)`` with ``x = n ln2 + r``, ``|r| <= ln2 / 2``,
-    using MLX's accurate ``expm1`` and an exact power of two.
-    """
-    if x.dtype != xp.float64 or _compat.has_accurate_float64_math(xp):
-        return xp.exp(x)
-    x = xp.maximum(x, -800.0)  # exp(-800) underflows to 0 anyway; keeps -inf out of the reduction
-    n = xp.round(x * (1.0 / math.log(2.0)))
-    r = (x - n * _LN2_HI) - n * _LN2_LO
-    two = _compat.asarray(2.0, xp=xp, dtype=x.dtype, device=_compat.device(x))
-    return (xp.expm1(r) + 1.0) * xp.pow(two, n)
-
-
 def _masked_softmax(logits: Any, mask: Any, xp: Any) -> Any:
     """Softmax over the last axis; masked entries get 0, fully masked rows are all 0."""
     if mask is not None:
         logits = xp.where(mask, logits, -math.inf)
     row_max = xp.max(logits, axis=-1, keepdims=True)
     row_max = xp.where(row_max == -math.inf, 0.0, row_max)
-    weights = _exp(logits - row_max, xp)
+    weights = exp(logits - row_max, xp=xp)  # float64-accurate on MLX too
     total = xp.sum(weights, axis=-1, keepdims=True)
     return weights / xp.where(total == 0.0, 1.0, total)
 

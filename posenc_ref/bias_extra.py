@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from . import _compat
-from ._angles import sin_cos
+from ._angles import cos_sin_turns
 from ._validate import check_choice, check_int, check_real
 from .relative import _check_float_array, _check_position_pair, _float_dtype, _relative
 
@@ -91,7 +91,7 @@ def sandwich_bias(
     total = xp.zeros_like(rel)
     for k in range(1, dim // 2 + 1):
         turns = rel * (base ** (-2.0 * k / dim) / (2.0 * math.pi))
-        total = total + sin_cos(turns - xp.round(turns), xp=xp)[1]
+        total = total + cos_sin_turns(turns, xp=xp)[0]
     inv_scales = [num_heads / (8.0 * h) for h in range(1, num_heads + 1)]
     inv = _compat.asarray(inv_scales, xp=xp, dtype=work, device=device)
     bias = (total - dim / 2)[..., None, :, :] * inv[:, None, None]

@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from . import _compat
-from ._rope_angles import device_pieces, host_pieces, reduced_cos_sin, turn_format
+from ._angles import cos_sin
 from ._validate import check_choice, check_int, check_integer_array, check_real
 from .rope_scaling import RopeFrequencies
 
@@ -45,6 +45,19 @@ def _expand(pairs: Any, layout: str, xp: Any) -> Any:
         return xp.concat([pairs, pairs], axis=-1)
     shape = (*pairs.shape[:-1], 2 * pairs.shape[-1])
     return xp.reshape(xp.stack([pairs, pairs], axis=-1), shape)
+
+
+def _finish_table(table: Any, factor: float, layout: str, dtype: Any, xp: Any) -> Any:
+    """A per-pair cos or sin table times ``factor``, in ``layout`` and ``dtype``."""
+    if factor != 1.0:
+        table = table * factor
+    table = _expand(table, layout, xp)
+    return table if table.dtype == dtype else xp.astype(table, dtype)
+
+
+def _cast(a: Any, dtype: Any, xp: Any) -> Any:
+    """``a`` in ``dtype``, without a copy when it already is."""
+    return a if a.dtype == dtype else xp.astype(a, dtype)
 
 
 def _check_float_dtype(dtype: Any, name: str, xp: Any, device: Any) -> None:
@@ -128,14 +141,17 @@ def rope_cos_sin(
     with :math:`i(c) = c \bmod d/2` (half) or :math:`\lfloor c/2 \rfloor`
     (interleaved) and :math:`a` the attention factor.  The phase in turns
     :math:`m\theta_i/2\pi` is summed exactly from base-:math:`2^v` digits of
-    :math:`m` times pieces of :math:`\theta_i/2\pi` on fixed binary grids
-    (float64: :math:`v=26`, exact for :math:`|m| < 2^{52}`; float32: :math:`v=12`,
-    exact for :math:`|m| < 2^{36}`), reduced to a quarter-turn count and a
-    remainder :math:`|r| \le 1/8` turn, and only then multiplied by
-    :math:`2\pi`.  Error: one rounding of :math:`2\pi r`, the backend's
-    cos/sin on :math:`[-\pi/4, \pi/4]` and the multiplication by :math:`a`:
-    at most a few ulp in float64 (measured <= 2 ulp up to :math:`m = 2^{24}`)
-    and about 1e-7 absolute in float32 (measured < 2e-7 up to :math:`2^{20}`).
+    :math:`m` (as many as the positions need; float64 :math:`v=23`, float32
+    :math:`v=10`) times pieces of :math:`\theta_i/2\pi` on fixed binary grids,
+    reduced to a quarter-turn count and a remainder of about :math:`1/8` turn,
+    and only then multiplied by :math:`2\pi`.  Error: the rounding of the
+    remainder's small tail terms and of :math:`2\pi r`, the backend's cos/sin
+    near :math:`[-\pi/4, \pi/4]` and the multiplication by :math:`a`: a few ulp
+    in float64 (measured <= 2 ulp up to :math:`m = 2^{24}`) and about 1e-7
+    absolute in float32 (measured < 1.2e-7 up to :math:`2^{20}`).  Frequencies
+    given only as an ``inv_freq`` array are known to about twice the compute
+    precision, which keeps phases accurate to about :math:`|m| = 2^{50}`
+    in float64 and :math:`2^{21}` in float32.
     A float32 product :math:`m\theta` is off by up to 0.06 rad at
     :math:`m = 2^{20}` (measured cos/sin errors of 0.05), a float64 one by
     up to 2e-9 at :math:`2^{24}`; HF computes a float32 GEMM (TF32 under
@@ -160,19 +176,16 @@ def rope_cos_sin(
     device = _compat.device(positions)
     dtype_c = _rope_compute_dtype(freqs, xp, device, compute_dtype)
     _check_float_dtype(dtype, "dtype", xp, device)
-    fmt = turn_format(xp, dtype_c)
-    if freqs.turns is not None:
-        pieces = host_pieces(freqs.turns, fmt, xp=xp, dtype=dtype_c, device=device)
-    else:
-        _compat.array_namespace(positions, freqs.inv_freq)  # a TypeError when the libraries differ
-        inv_freq = _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)
-        pieces = device_pieces(inv_freq, fmt, xp=xp)
-    cos, sin = reduced_cos_sin(positions, pieces, fmt, xp=xp, dtype=dtype_c)
-    if freqs.attention_factor != 1.0:
-        cos, sin = cos * freqs.attention_factor, sin * freqs.attention_factor
-    cos, sin = _expand(cos, layout, xp), _expand(sin, layout, xp)
     out_dtype = dtype_c if dtype is None else dtype
-    return xp.astype(cos, out_dtype), xp.astype(sin, out_dtype)
+
+    def finish(*tables: Any) -> tuple[Any, ...]:
+        return tuple(_finish_table(t, freqs.attention_factor, layout, out_dtype, xp) for t in tables)
+
+    if freqs.turns is not None:
+        return cos_sin(positions, turns=freqs.turns, xp=xp, dtype=dtype_c, finish=finish)
+    _compat.array_namespace(positions, freqs.inv_freq)  # a TypeError when the libraries differ
+    inv_freq = _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)
+    return cos_sin(positions, inv_freq=inv_freq, xp=xp, dtype=dtype_c, finish=finish)
 
 
 def _check_rope_shapes(x: Any, cos: Any, sin: Any) -> int:
@@ -249,21 +262,25 @@ def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
             raise TypeError(msg)
     width = _check_rope_shapes(x, cos, sin)
     work = xp.result_type(x.dtype, cos.dtype, sin.dtype)
-    part = xp.astype(x[..., :width], work)
-    cos, sin = xp.astype(cos, work), xp.astype(sin, work)
+    part = _cast(x[..., :width], work, xp)
+    cos, sin = _cast(cos, work, xp), _cast(sin, work, xp)
     if layout == "half":
         half = width // 2
         first, second = part[..., :half], part[..., half:]
-        rotated = part * cos + xp.concat([-second, first], axis=-1) * sin
+        # HF's x * cos + rotate_half(x) * sin, one half at a time: no rotate_half copy.
+        pieces = [
+            first * cos[..., :half] - second * sin[..., :half],
+            second * cos[..., half:] + first * sin[..., half:],
+        ]
     else:
         even, odd = part[..., 0::2], part[..., 1::2]
         c, s = cos[..., 0::2], sin[..., 0::2]
         pairs = xp.stack([even * c - odd * s, odd * c + even * s], axis=-1)
-        rotated = xp.reshape(pairs, (*pairs.shape[:-2], width))
-    rotated = xp.astype(rotated, x.dtype)
-    if width == x.shape[-1]:
-        return rotated
-    return xp.concat([rotated, x[..., width:]], axis=-1)
+        pieces = [xp.reshape(pairs, (*pairs.shape[:-2], width))]
+    pieces = [_cast(p, x.dtype, xp) for p in pieces]
+    if width < x.shape[-1]:
+        pieces.append(x[..., width:])
+    return pieces[0] if len(pieces) == 1 else xp.concat(pieces, axis=-1)
 
 
 def xpos_scale(

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import _compat
-from ._rope_angles import PI
+from ._angles import PI
 from ._rope_params import SCALING_TYPES, ScalingKeys, scaling_type
 from ._validate import check_int, check_real
 

@@ -29,9 +29,11 @@ from decimal import Decimal
 from typing import Any
 
 from . import _compat, _validate
-from ._angles import CONTEXT, PI, reduced_sin_cos
+from ._angles import PI, cos_sin
 
 __all__ = ["SINUSOIDAL_CONVENTIONS", "sinusoidal"]
+
+_CONTEXT = decimal.Context(prec=42)  # host-side frequencies: 42 digits cover 2**-139
 
 SINUSOIDAL_CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx")
 
@@ -81,7 +83,7 @@ class _Plan:
 
 
 def _exp(x: Decimal) -> Decimal:
-    return CONTEXT.exp(x)
+    return _CONTEXT.exp(x)
 
 
 def _decimal(x: float) -> Decimal:
@@ -90,11 +92,11 @@ def _decimal(x: float) -> Decimal:
 
 
 def _ln(x: float) -> Decimal:
-    return CONTEXT.ln(_decimal(x))
+    return _CONTEXT.ln(_decimal(x))
 
 
 def _vaswani_turns(dim: int, count: int, base: float) -> tuple[Decimal, ...]:
-    with decimal.localcontext(CONTEXT):
+    with decimal.localcontext(_CONTEXT):
         return tuple(_exp(-Decimal(2 * k) / dim * _ln(base)) / (2 * PI) for k in range(count))
 
 
@@ -103,7 +105,7 @@ def _plan(convention: str, dim: int, options: tuple[tuple[str, Any], ...]) -> _P
     """The table layout and exact turn frequencies of ``convention`` (inputs already checked)."""
     opt = dict(options)
     half = dim // 2
-    with decimal.localcontext(CONTEXT):
+    with decimal.localcontext(_CONTEXT):
         if convention == "vaswani":
             return _Plan(dim, _vaswani_turns(dim, dim - half, opt["base"]), interleaved=True)
         if convention == "marian":
@@ -152,27 +154,38 @@ def _check_options(convention: str, dim: int, options: dict[str, Any]) -> tuple[
     return tuple(sorted(opt.items()))
 
 
-def _assemble(plan: _Plan, positions: Any, *, xp: Any, dtype: Any, offset: int = 0) -> Any:
-    """The ``positions.shape + (plan.dim,)`` table in ``dtype`` at positions ``positions + offset``."""
-    shape = tuple(positions.shape)
-    dev = _compat.device(positions)
-    if not plan.turns:
-        return _compat.zeros((*shape, plan.dim), xp=xp, dtype=dtype, device=dev)
-    sin, cos = reduced_sin_cos(positions, plan.turns, xp=xp, dtype=dtype, offset=offset)
+def _layout(plan: _Plan, sin: Any, cos: Any, *, xp: Any, dtype: Any) -> Any:
+    """The columns of ``plan`` from per-frequency ``sin``/``cos`` (any leading shape), in ``dtype``."""
+    lead = tuple(sin.shape[:-1])
     if plan.interleaved:
-        pairs = xp.stack([sin, cos], axis=-1)
-        table = xp.reshape(pairs, (*shape, 2 * len(plan.turns)))[..., : plan.dim]
+        pairs = xp.reshape(xp.stack([sin, cos], axis=-1), (*lead, 2 * len(plan.turns)))
+        table = pairs if pairs.shape[-1] == plan.dim else xp.astype(pairs[..., : plan.dim], sin.dtype)
     else:
         blocks = [sin[..., : plan.n_sin], cos[..., : plan.n_cos]]
         if plan.cos_first:
             blocks.reverse()
         pad = plan.dim - plan.n_sin - plan.n_cos
         if pad:
-            blocks.append(_compat.zeros((*shape, pad), xp=xp, dtype=dtype, device=dev))
+            blocks.append(_compat.zeros((*lead, pad), xp=xp, dtype=sin.dtype, device=_compat.device(sin)))
         table = xp.concat(blocks, axis=-1)
     if plan.scale is not None:
         table = table * plan.scale
-    return table
+    return table if table.dtype == dtype else xp.astype(table, dtype)
+
+
+def _assemble(plan: _Plan, positions: Any, *, xp: Any, dtype: Any, out_dtype: Any, offset: int = 0) -> Any:
+    """The ``positions.shape + (plan.dim,)`` table at positions ``positions + offset``.
+
+    Computed in ``dtype``, returned in ``out_dtype``.
+    """
+    if not plan.turns:
+        shape = (*positions.shape, plan.dim)
+        return _compat.zeros(shape, xp=xp, dtype=out_dtype, device=_compat.device(positions))
+
+    def finish(cos: Any, sin: Any) -> tuple[Any]:
+        return (_layout(plan, sin, cos, xp=xp, dtype=out_dtype),)
+
+    return cos_sin(positions, turns=plan.turns, xp=xp, dtype=dtype, offset=offset, finish=finish)[0]
 
 
 def sinusoidal(
@@ -316,14 +329,14 @@ def sinusoidal(
     plan = _plan(convention, dim, checked)
     cdt = _compat.compute_dtype(xp, dev)
     if convention != "fairseq":
-        return xp.astype(_assemble(plan, positions, xp=xp, dtype=cdt), dtype)
+        return _assemble(plan, positions, xp=xp, dtype=cdt, out_dtype=dtype)
     shift = dict(checked)["padding_idx"] + 1
     rule = (
         f"at least -(padding_idx + 1) = {-shift} for convention 'fairseq' (fairseq row = position + {shift})"
     )
     _validate.check_position_range(positions, "positions", xp, low=-shift, high=None, rule=rule)
-    table = _assemble(plan, positions, xp=xp, dtype=cdt, offset=shift)
+    table = _assemble(plan, positions, xp=xp, dtype=cdt, out_dtype=dtype, offset=shift)
     if xp.isdtype(positions.dtype, "signed integer"):
         keep = xp.expand_dims(positions != -1, axis=-1)  # -1: the padding token, fairseq's zero row
         table = xp.where(keep, table, xp.zeros_like(table))
-    return xp.astype(table, dtype)
+    return table

@@ -170,6 +170,18 @@ def t5_bucket(
         msg = f"num_buckets must fit relative.dtype {dtype} (max {top}); got {num_buckets}"
         raise ValueError(msg)
     half, max_exact = _split(num_buckets, bidirectional)
+    table = _bucket_table(half, max_exact, max_distance, bidirectional)
+    if table is not None and table[0] <= top:
+        cap, buckets = table
+        lut = _compat.asarray(buckets, xp=xp, dtype=dtype, device=_compat.device(relative))
+        return _compat.take_table(lut, _lut_index(relative, cap, xp), xp=xp)
+    return _count_buckets(relative, half, max_exact, max_distance, bidirectional, xp)
+
+
+def _count_buckets(relative: Any, half: int, max_exact: int, max_distance: int, bidirectional: bool, xp: Any) -> Any:
+    """Buckets by counting thresholds (fallback for a huge saturation distance)."""
+    dtype = relative.dtype
+    top = int(xp.iinfo(dtype).max)
     if bidirectional:
         offset = xp.astype(relative > 0, dtype) * half
         n = xp.abs(relative)
@@ -183,6 +195,41 @@ def t5_bucket(
         count = count + xp.astype(n >= threshold, dtype)
     bucket = xp.where(n < max_exact, n, count + max_exact)
     return bucket if offset is None else bucket + offset
+
+
+#: Largest saturation distance for which buckets come from a lookup table.
+_LUT_LIMIT = 1 << 16
+
+
+@functools.lru_cache(maxsize=64)
+def _bucket_table(half: int, max_exact: int, max_distance: int, bidirectional: bool) -> tuple[int, tuple[int, ...]] | None:
+    """``(cap, buckets)``: the bucket of every relative position in ``[-cap, cap]``.
+
+    ``cap`` is the distance where the last bucket starts; every farther position
+    shares the bucket of ``-cap`` or ``cap``.  ``None`` when ``cap`` is too large
+    for a table.
+    """
+    thresholds = _thresholds(half, max_exact, max_distance)
+    cap = max(thresholds[-1], max_exact) if thresholds else max_exact
+    if cap > _LUT_LIMIT:
+        return None
+    buckets = []
+    for r in range(-cap, cap + 1):
+        n = abs(r) if bidirectional else max(-r, 0)
+        b = n if n < max_exact else max_exact + sum(n >= t for t in thresholds)
+        buckets.append(b + (half if bidirectional and r > 0 else 0))
+    return cap, tuple(buckets)
+
+
+def _lut_index(relative: Any, cap: int, xp: Any) -> Any:
+    """Row of the bucket table for each relative position: ``clip(r, -cap, cap) + cap``.
+
+    Rows are counted in the index dtype (``take`` wants int32/int64 on PyTorch), so
+    ``2 cap`` may exceed a narrow ``relative`` dtype.
+    """
+    index = _compat.clip(relative, -cap, cap, xp=xp)
+    wide = _compat.index_dtype(xp)
+    return (index if index.dtype == wide else xp.astype(index, wide)) + cap
 
 
 def t5_bias(
@@ -229,13 +276,18 @@ def t5_bias(
     if table.ndim != 2:
         msg = f"table must have shape [num_buckets, num_heads]; got shape {tuple(table.shape)}"
         raise ValueError(msg)
-    buckets = t5_bucket(
-        _relative(q_positions, k_positions),
-        bidirectional=bidirectional,
-        num_buckets=table.shape[0],
-        max_distance=max_distance,
-    )
-    flat = xp.take(table, xp.reshape(buckets, (-1,)), axis=0)
-    bias = xp.reshape(flat, (*buckets.shape, table.shape[1]))  # [..., Lq, Lk, H]
-    nd = bias.ndim
-    return xp.permute_dims(bias, (*range(nd - 3), nd - 1, nd - 3, nd - 2))
+    num_buckets, max_distance, bidirectional = _check_config(table.shape[0], max_distance, bidirectional)
+    relative = _relative(q_positions, k_positions)
+    half, max_exact = _split(num_buckets, bidirectional)
+    lut = _bucket_table(half, max_exact, max_distance, bidirectional)
+    heads_first = xp.permute_dims(table, (1, 0))  # [H, num_buckets]
+    if lut is None or lut[0] > int(xp.iinfo(relative.dtype).max):
+        buckets = _count_buckets(relative, half, max_exact, max_distance, bidirectional, xp)
+        bias = _compat.take_table(heads_first, buckets, xp=xp)  # [H, ..., Lq, Lk]
+    else:
+        cap, rows = lut
+        rows = _compat.asarray(rows, xp=xp, dtype=relative.dtype, device=_compat.device(relative))
+        extended = xp.take(heads_first, rows, axis=1)  # [H, 2 cap + 1]: bias of each clipped position
+        bias = _compat.take_table(extended, _lut_index(relative, cap, xp), xp=xp)
+    nd = bias.ndim  # [H, ..., Lq, Lk] -> [..., H, Lq, Lk]
+    return xp.permute_dims(bias, (*range(1, nd - 2), 0, nd - 2, nd - 1))

@@ -188,6 +188,21 @@ class TestRopeCosSin:
             assert_equal(cos, to_numpy(full_cos)[step : step + 1], xp=xp, device=device)
             assert_equal(sin, to_numpy(full_sin)[step : step + 1], xp=xp, device=device)
 
+    @pytest.mark.parametrize("compute", ["float64", "float32"])
+    def test_long_tables_match_single_rows(self, xp: Any, device: Any, compute: str) -> None:
+        # 2 x 3000 positions x 32 pairs: large enough that host backends work in row blocks.
+        if compute == "float64" and not has_float64(xp):
+            pytest.skip("no float64 on this backend")
+        freqs = rope_frequencies(DIM, base=5e5, xp=xp, device=device)
+        values = (np.arange(6000).reshape(2, 3000) * 2797) % 2**20
+        kwargs = {"layout": "interleaved", "compute_dtype": getattr(xp, compute)}
+        cos, sin = rope_cos_sin(positions_array(xp, values, device), freqs, **kwargs)
+        assert cos.shape == sin.shape == (2, 3000, DIM)
+        for row, col in ((0, 0), (0, 2047), (0, 2048), (1, 2999)):
+            one_cos, one_sin = rope_cos_sin(positions_array(xp, [values[row, col]], device), freqs, **kwargs)
+            assert_equal(one_cos, to_numpy(cos)[row, col][None], xp=xp, device=device)
+            assert_equal(one_sin, to_numpy(sin)[row, col][None], xp=xp, device=device)
+
     def test_jit(self, xp: Any) -> None:
         if xp.__name__ != "jax.numpy":
             pytest.skip("jax.jit applies to JAX only")

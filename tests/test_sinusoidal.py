@@ -215,6 +215,18 @@ class TestSinusoidal:
         out = sinusoidal(ints(xp, values), 6)
         assert_close(out, expected("vaswani", values, 6), xp=xp)
 
+    @pytest.mark.parametrize("convention", ["vaswani", "fairseq"])
+    def test_long_tables_match_single_rows(self, xp, convention):
+        # 3000 x 2 positions x 32 frequencies: large enough that host backends work in row blocks.
+        values = (np.arange(6000).reshape(3000, 2) * 7919) % 2**30
+        out = to_numpy(sinusoidal(ints(xp, values.tolist()), 64, convention=convention))
+        assert out.shape == (3000, 2, 64)
+        for row, col in ((0, 0), (1023, 1), (1024, 0), (2999, 1)):
+            value = int(values[row, col])
+            one = sinusoidal(ints(xp, [value]), 64, convention=convention)
+            assert_equal(one, out[row, col][None], xp=xp)
+            assert_close(one, expected(convention, [value], 64), xp=xp)
+
     def test_default_dtype_is_compute_dtype(self, xp, device):
         out = sinusoidal(ints(xp, [1, 2], device=device), 4)
         want = xp.float64 if _compat.has_float64(xp) else xp.float32

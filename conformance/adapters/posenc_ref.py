@@ -48,7 +48,7 @@ def backend_namespace(backend: str) -> Any:
 def _exact_turns(inv_freq: np.ndarray) -> tuple[Fraction, ...] | None:
     """theta / 2pi as exact rationals of the float64 inputs, for posenc_ref's phase reduction."""
     try:
-        from posenc_ref._rope_angles import PI
+        from posenc_ref._angles import PI
     except ImportError:  # an internal detail; without it the inv_freq values are used as given
         return None
     two_pi = 2 * Fraction(PI)

@@ -1,0 +1,1 @@
+"""asv benchmarks for posenc-ref (see ../README.md)."""

@@ -1,0 +1,282 @@
+"""Shared machinery for the posenc-ref benchmarks: backends, synchronisation, skips.
+
+Every benchmark class is parameterised over :data:`BACKENDS` (the same list on every
+machine; asv's rule is that ``params`` never depend on what is installed).  A backend
+that does not import, or a ``posenc_ref`` function that does not exist at the commit
+being benchmarked, makes ``setup`` raise ``NotImplementedError``, which asv records
+as "skipped" rather than failed.
+
+Timed bodies end with :meth:`Backend.sync` on their result, so lazy or asynchronous
+backends are measured for the work they do and not for queueing it:
+``mx.eval`` (MLX), ``jax.block_until_ready`` (JAX), ``torch.cuda.synchronize``
+(PyTorch on CUDA) and a stream synchronise (CuPy).  Inputs made in ``setup`` are
+synchronised there too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import math
+import os
+import pathlib
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+
+#: Backend ids, in the order they appear in asv's tables.
+BACKENDS = ["numpy", "array_api_strict", "mlx", "torch", "jax", "cupy"]
+
+#: The two float dtypes every numeric benchmark is run in.
+DTYPES = ["float32", "float64"]
+
+#: ``POSENC_REF_BENCH_QUICK=1`` (set by ``scripts/asv_ci.sh``) skips sizes above this
+#: many elements and the slowest combinations, so a CI smoke run stays short.
+QUICK_MAX_ELEMENTS = 1 << 21
+
+
+def quick() -> bool:
+    """Whether this is a CI smoke run (``POSENC_REF_BENCH_QUICK`` set and not 0)."""
+    return os.environ.get("POSENC_REF_BENCH_QUICK", "") not in ("", "0")
+
+
+def limit_size(elements: int) -> None:
+    """Skip a large size in a CI smoke run; every code path still runs at the small size."""
+    if quick() and elements > QUICK_MAX_ELEMENTS:
+        skip(f"{elements} elements: large sizes are skipped when POSENC_REF_BENCH_QUICK is set")
+
+
+def skip(reason: str) -> None:
+    """Skip this parameter combination (asv's skip mechanism)."""
+    raise NotImplementedError(reason)
+
+
+def require(name: str) -> Any:
+    """``posenc_ref.<name>``, or skip when this commit of the library lacks it."""
+    pr = importlib.import_module("posenc_ref")  # a broken package fails, it is not skipped
+    func = getattr(pr, name, None)
+    if func is None:
+        skip(f"posenc_ref.{name} does not exist at this commit")
+    return func
+
+
+def require_module(name: str) -> Any:
+    """Import ``name`` or skip (optional dependencies, conformance modules)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        skip(f"{name} is not importable: {exc}")
+        raise  # unreachable; keeps type checkers quiet
+
+
+def _flatten(obj: Any) -> list[Any]:
+    if obj is None or isinstance(obj, (int, float, str)):
+        return []
+    if isinstance(obj, (tuple, list)):
+        return [leaf for item in obj for leaf in _flatten(item)]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [leaf for f in dataclasses.fields(obj) for leaf in _flatten(getattr(obj, f.name))]
+    return [obj]
+
+
+@dataclasses.dataclass
+class Backend:
+    """One array library as the benchmarks see it."""
+
+    name: str
+    xp: Any
+    device: Any
+    module: Any
+
+    def dtype(self, name: str) -> Any:
+        return getattr(self.xp, name)
+
+    def asarray(self, host: np.ndarray, dtype: str | None = None) -> Any:
+        """Copy a NumPy array onto this backend's device and wait until it is there."""
+        host = np.ascontiguousarray(host if dtype is None else host.astype(dtype))
+        if self.name == "numpy":
+            out = host
+        elif self.name == "torch":
+            out = self.module.from_numpy(host).to(self.device)
+        elif self.name == "jax":
+            out = self.module.device_put(host, self.device)
+        elif self.name == "mlx":
+            out = self.module.array(host, dtype=getattr(self.module, str(host.dtype)))
+        elif self.name == "cupy":
+            out = self.module.asarray(host)
+        else:
+            out = self.xp.asarray(host)
+        self.sync(out)
+        return out
+
+    def sync(self, result: Any) -> Any:
+        """Wait until ``result`` (an array, or a tuple/dataclass of arrays) is computed."""
+        leaves = [leaf for leaf in _flatten(result) if not isinstance(leaf, np.ndarray)]
+        if not leaves:
+            return result
+        if self.name == "mlx":
+            self.module.eval(*leaves)
+        elif self.name == "jax":
+            self.module.block_until_ready(leaves)
+        elif self.name == "torch" and self.device.type == "cuda":
+            self.module.cuda.synchronize()
+        elif self.name == "cupy":
+            self.module.cuda.get_current_stream().synchronize()
+        return result
+
+    def copy(self, x: Any) -> Any:
+        """A plain copy of ``x`` (the memory-bandwidth floor)."""
+        if self.name == "numpy":
+            return x.copy()
+        if self.name == "mlx":
+            return self.module.array(x)  # MLX copies on construction from an array
+        return self.xp.asarray(x, copy=True)
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        from posenc_ref._compat import to_numpy
+
+        return np.asarray(to_numpy(x))
+
+
+def _cuda_device_count() -> int:
+    import cupy
+
+    return int(cupy.cuda.runtime.getDeviceCount())
+
+
+@functools.cache
+def _load(name: str) -> Backend:
+    if name == "numpy":
+        import array_api_compat.numpy as xp
+
+        return Backend(name, xp, "cpu", np)
+    if name == "array_api_strict":
+        import array_api_strict as xp
+
+        return Backend(name, xp, None, xp)
+    if name == "mlx":
+        import mlx.core as mx
+
+        return Backend(name, mx, None, mx)
+    if name == "torch":
+        import array_api_compat.torch as xp
+        import torch
+
+        dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        return Backend(name, xp, dev, torch)
+    if name == "jax":
+        import jax
+
+        jax.config.update("jax_enable_x64", True)  # float64 compute, as the library expects
+        jax.config.update("jax_default_matmul_precision", "highest")
+        import jax.numpy as jnp
+
+        return Backend(name, jnp, jax.devices()[0], jax)
+    if name == "cupy":
+        import array_api_compat.cupy as xp
+        import cupy
+
+        if _cuda_device_count() < 1:
+            msg = "no CUDA device"
+            raise RuntimeError(msg)
+        return Backend(name, xp, None, cupy)
+    msg = f"backend must be one of {BACKENDS}; got {name!r}"
+    raise ValueError(msg)
+
+
+def backend(name: str) -> Backend:
+    """The named backend, or skip when it is not importable here.
+
+    ``POSENC_REF_BENCH_BACKENDS=numpy,mlx`` restricts a run to some backends (the
+    others are skipped, not removed, so result keys stay stable).
+    """
+    wanted = os.environ.get("POSENC_REF_BENCH_BACKENDS")
+    if wanted and name not in {w.strip() for w in wanted.split(",")}:
+        skip(f"backend {name} not selected by POSENC_REF_BENCH_BACKENDS")
+    try:
+        return _load(name)
+    except Exception as exc:  # absent or broken: a skip, with the reason
+        skip(f"backend {name} is not available: {type(exc).__name__}: {exc}")
+        raise  # unreachable
+
+
+def float64_ok(be: Backend) -> bool:
+    """Whether float64 arithmetic exists for this backend on its default device."""
+    from posenc_ref._compat import has_float64
+
+    return bool(has_float64(be.xp, be.device))
+
+
+def require_dtype(be: Backend, dtype: str) -> None:
+    if dtype == "float64" and not float64_ok(be):
+        skip(f"no float64 on {be.name} here")
+
+
+def shape_of(label: str) -> tuple[int, ...]:
+    """``"1x32x4096x128"`` -> ``(1, 32, 4096, 128)`` (shapes are strings in params).
+
+    Also skips the size in a CI smoke run when it is large (:func:`limit_size`).
+    """
+    shape = tuple(int(n) for n in label.split("x"))
+    limit_size(math.prod(shape))
+    return shape
+
+
+def spacing(values: np.ndarray, dtype: str) -> np.ndarray:
+    """One unit in the last place of ``values`` in ``dtype`` (never zero)."""
+    v = np.abs(values).astype(dtype)
+    return np.spacing(np.maximum(v, np.finfo(dtype).tiny)).astype(np.float64)
+
+
+def max_ulp(actual: np.ndarray, expected: np.ndarray, dtype: str) -> float:
+    """Largest error of ``actual`` against the float64 ``expected``, in ulps of ``dtype``."""
+    err = np.abs(actual.astype(np.float64) - expected.astype(np.float64))
+    return float(np.max(err / spacing(expected, dtype))) if err.size else 0.0
+
+
+def run_python(args: list[str], *, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run ``python ARGS`` in a fresh interpreter that imports the same ``posenc_ref``.
+
+    The directory holding the ``posenc_ref`` that asv imported goes first on
+    ``PYTHONPATH`` (asv 0.6.5+ strips ``PYTHONPATH`` from benchmark processes).
+    """
+    import posenc_ref
+
+    root = str(pathlib.Path(posenc_ref.__file__).resolve().parents[1])
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+
+
+def _preload() -> None:
+    """Import every selected backend once (no device initialisation).
+
+    With ``--launch-method forkserver`` asv imports this module in the fork server,
+    so each benchmark process starts with the libraries already imported; that
+    cuts a CI smoke run from ~1 s to ~0.1 s per parameter combination.
+    """
+    modules = {
+        "array_api_strict": ["array_api_strict"],
+        "mlx": ["mlx.core"],
+        "torch": ["torch", "array_api_compat.torch"],
+        "jax": ["jax", "jax.numpy"],
+    }
+    wanted = os.environ.get("POSENC_REF_BENCH_BACKENDS")
+    names = [w.strip() for w in wanted.split(",")] if wanted else list(modules)
+    for name in names:
+        for module in modules.get(name, []):
+            try:
+                importlib.import_module(module)
+            except Exception:  # absent backends are skipped later, with the reason
+                break
+    importlib.import_module("array_api_compat.numpy")
+    importlib.import_module("posenc_ref")
+
+
+if os.environ.get("POSENC_REF_BENCH_PRELOAD", "") not in ("", "0"):
+    _preload()
