@@ -15,12 +15,12 @@ every backend, device and integer dtype.  It equals HF (PyTorch float32, CPU)
 and a float64 evaluation for every distance in all common configurations
 (num_buckets/max_distance 32/128, 64/128, 32/256, 128/1024, 16/64, both
 directions).  Among 3648 configurations checked (num_buckets 2..69 and up to
-1024, max_distance 3..32768, both directions, |rp| <= 2 * max_distance) the
+1024, max_distance 3..32768, both directions, ``|rp| <= 2 * max_distance``) the
 float evaluations differ from the exact value only here:
 
 * PyTorch float32 one bucket lower at an exact tie: 36/50 causal, rp = -30;
 * float32 (PyTorch and NumPy) one bucket higher just below a boundary:
-  55/32768 causal at rp = -3343, 1000/32768 bidirectional at |rp| = 21756;
+  55/32768 causal at rp = -3343, 1000/32768 bidirectional at ``|rp| = 21756``;
 * float64 one bucket lower at exact ties, e.g. 9/128 causal at rp = -8, -16,
   -64; 19/16 causal at -12; 36/32 causal at -24; 54/64 causal at -36.
 """

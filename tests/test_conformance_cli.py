@@ -215,6 +215,14 @@ def _run(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False, **kwargs)
 
 
+def _plugin_option() -> list[str]:
+    """``-p conformance.pytest_plugin`` unless the installed entry point already loads it."""
+    from importlib.metadata import entry_points
+
+    installed = any(ep.value == "conformance.pytest_plugin" for ep in entry_points(group="pytest11"))
+    return [] if installed else ["-p", "conformance.pytest_plugin"]
+
+
 def test_pytest_plugin(tmp_path: pathlib.Path) -> None:
     """An adopter's CI: ``pytest -p conformance.pytest_plugin --pyargs conformance.pytest_suite``."""
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
@@ -230,8 +238,7 @@ def test_pytest_plugin(tmp_path: pathlib.Path) -> None:
         "-q",
         "-p",
         "no:cacheprovider",
-        "-p",
-        "conformance.pytest_plugin",
+        *_plugin_option(),
         "--pyargs",
         "conformance.pytest_suite",
         "--posenc-adapter",

@@ -155,13 +155,14 @@ class TestT5BiasScale:
     chunk = 1024
 
     @pytest.fixture(scope="class")
-    def result(self) -> dict[str, Any]:
+    @classmethod
+    def result(cls) -> dict[str, Any]:
         script = ROOT / "scripts" / "asv_dask_scale.py"
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         }
-        cmd = [sys.executable, str(script), "--n", str(self.n), "--chunk", str(self.chunk), "--workers", "2"]
+        cmd = [sys.executable, str(script), "--n", str(cls.n), "--chunk", str(cls.chunk), "--workers", "2"]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
         assert proc.returncode in (0, 1), proc.stderr[-3000:]
         return json.loads(proc.stdout.strip().splitlines()[-1])
