@@ -81,6 +81,11 @@ def mrope_slot_components(mrope_section: Sequence[int], *, layout: str = "chunke
     TypeError, ValueError
         For a malformed section or layout, or an interleaved section whose
         component ``c`` would need slots past the end.
+
+    References
+    ----------
+    Wang et al., "Qwen2-VL", arXiv:2409.12191 (M-RoPE, chunked sections);
+    Qwen3-VL's interleaved layout as in HF ``qwen3_vl/modeling_qwen3_vl.py``.
     """
     section = _check_section(mrope_section)
     layout = check_choice(layout, "layout", MROPE_LAYOUTS, aliases=_LAYOUT_ALIASES)
@@ -296,6 +301,11 @@ def vision_position_ids(
     ------
     TypeError, ValueError
         For non-positive sizes or a grid not divisible by ``merge_size``.
+
+    References
+    ----------
+    Wang et al., "Qwen2-VL", arXiv:2409.12191; the patch order of HF
+    ``Qwen2VisionTransformerPretrainedModel.rot_pos_emb``.
     """
     grid_t = check_int(grid_t, "grid_t")
     grid_h = check_int(grid_h, "grid_h")

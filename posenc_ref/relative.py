@@ -151,10 +151,28 @@ def shaw_table_rows(max_distance: int | tuple[int, int], *, convention: str = "t
     ``2k + 1`` for ``max_distance=k``, ``left + right + 1`` for ``(left, right)``,
     and ``2 * max_position_embeddings - 1`` for ``convention="bert"``.
 
+    Parameters
+    ----------
+    max_distance : int or (int, int)
+        As for :func:`shaw_index`: the clipping distance ``k``, or ``(left,
+        right)`` limits, or (``convention="bert"``) ``max_position_embeddings``.
+    convention : {"tensor2tensor", "bert"}, optional
+        As for :func:`shaw_index`.  Default ``"tensor2tensor"``.
+
+    Returns
+    -------
+    int
+        Rows of the ``[rows, depth]`` relative-embedding table.
+
     Raises
     ------
     TypeError, ValueError
         As :func:`shaw_index` for bad ``max_distance`` or ``convention``.
+
+    References
+    ----------
+    Shaw, Uszkoreit and Vaswani, "Self-Attention with Relative Position
+    Representations", NAACL 2018, arXiv:1803.02155.
     """
     convention = check_choice(convention, "convention", SHAW_CONVENTIONS, aliases=_SHAW_ALIASES)
     left, right = _shaw_limits(max_distance, convention)

@@ -100,10 +100,25 @@ def t5_bucket_thresholds(
     its direction; distances below ``max_exact`` have a bucket each.  For the
     default 32/128 bidirectional configuration: ``(8, (12, 16, 23, 32, 46, 64, 91))``.
 
+    Parameters
+    ----------
+    bidirectional, num_buckets, max_distance
+        As for :func:`t5_bucket` (HF ``T5Attention._relative_position_bucket``).
+
+    Returns
+    -------
+    (int, tuple of int)
+        ``max_exact`` and the start distance of each log-spaced bucket.
+
     Raises
     ------
     TypeError, ValueError
         As :func:`t5_bucket`.
+
+    References
+    ----------
+    Raffel et al., "Exploring the Limits of Transfer Learning with a Unified
+    Text-to-Text Transformer", JMLR 2020, arXiv:1910.10683.
     """
     num_buckets, max_distance, bidirectional = _check_config(num_buckets, max_distance, bidirectional)
     half, max_exact = _split(num_buckets, bidirectional)
