@@ -121,7 +121,9 @@ class Report:
         }
 
     def write_json(self, path: str | pathlib.Path) -> None:
-        pathlib.Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        target = pathlib.Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
 
     def format_table(self, *, failures: int = 20) -> str:
         """The per-scheme summary table, followed by the first ``failures`` failures."""

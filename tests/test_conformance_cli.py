@@ -59,7 +59,7 @@ def broken_adapter(tmp_path: pathlib.Path) -> pathlib.Path:
 
 class TestCheck:
     def test_builtin_adapter_passes(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
-        report_path = tmp_path / "report.json"
+        report_path = tmp_path / "reports" / "report.json"  # a folder that does not exist yet
         assert main(["check", "posenc_ref", "--json", str(report_path)]) == 0
         out = capsys.readouterr().out
         assert "RESULT: PASS" in out
