@@ -266,21 +266,23 @@ def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
     cos, sin = _cast(cos, work, xp), _cast(sin, work, xp)
     if layout == "half":
         half = width // 2
-        first, second = part[..., :half], part[..., half:]
-        # HF's x * cos + rotate_half(x) * sin, one half at a time: no rotate_half copy.
-        pieces = [
-            first * cos[..., :half] - second * sin[..., :half],
-            second * cos[..., half:] + first * sin[..., half:],
-        ]
+        # HF's x * cos + rotate_half(x) * sin with rotate_half(x) = [-x2, x1]; the sign
+        # moves onto the small sin table (exact), so x is swapped once and never negated.
+        swapped = xp.concat([part[..., half:], part[..., :half]], axis=-1)
+        signed_sin = xp.concat([-sin[..., :half], sin[..., half:]], axis=-1)
+        rotated = part * cos + swapped * signed_sin
     else:
-        even, odd = part[..., 0::2], part[..., 1::2]
+        # Pairs (2i, 2i+1): (a c - b s, b c + a s) = [a, b] * [c, c] + [b, a] * [-s, s].
+        pairs = (*part.shape[:-1], width)
+        swapped = xp.reshape(xp.stack([part[..., 1::2], part[..., 0::2]], axis=-1), pairs)
         c, s = cos[..., 0::2], sin[..., 0::2]
-        pairs = xp.stack([even * c - odd * s, odd * c + even * s], axis=-1)
-        pieces = [xp.reshape(pairs, (*pairs.shape[:-2], width))]
-    pieces = [_cast(p, x.dtype, xp) for p in pieces]
-    if width < x.shape[-1]:
-        pieces.append(x[..., width:])
-    return pieces[0] if len(pieces) == 1 else xp.concat(pieces, axis=-1)
+        paired_cos = xp.reshape(xp.stack([c, c], axis=-1), (*c.shape[:-1], width))
+        signed_sin = xp.reshape(xp.stack([-s, s], axis=-1), (*s.shape[:-1], width))
+        rotated = part * paired_cos + swapped * signed_sin
+    rotated = _cast(rotated, x.dtype, xp)
+    if width == x.shape[-1]:
+        return rotated
+    return xp.concat([rotated, x[..., width:]], axis=-1)
 
 
 def xpos_scale(

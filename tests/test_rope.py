@@ -274,6 +274,26 @@ class TestApplyRope:
         assert_close(out, rotate(host, 8, 100.0, (0, 1, 2, 30, 400), layout), xp=xp, dtype=x.dtype)
 
     @pytest.mark.parametrize("layout", LAYOUTS)
+    def test_bit_identical_to_the_reference_expressions(self, xp: Any, layout: str) -> None:
+        # Same float32 tables in, the same bits out as HF's ``q * cos + rotate_half(q) * sin``
+        # (half) and Meta/GPT-J's pairwise ``(a c - b s, b c + a s)`` (interleaved), in NumPy.
+        rng = np.random.default_rng(7)
+        host_x = rng.standard_normal((2, 3, 6, 8)).astype(np.float32)
+        host_cos = rng.standard_normal((6, 4)).astype(np.float32)
+        host_sin = rng.standard_normal((6, 4)).astype(np.float32)
+        if layout == "half":
+            cos_t, sin_t = np.concatenate([host_cos] * 2, -1), np.concatenate([host_sin] * 2, -1)
+            rotate_half = np.concatenate([-host_x[..., 4:], host_x[..., :4]], -1)
+            expected = host_x * cos_t + rotate_half * sin_t
+        else:
+            cos_t, sin_t = np.repeat(host_cos, 2, -1), np.repeat(host_sin, 2, -1)
+            a, b = host_x[..., 0::2], host_x[..., 1::2]
+            pairs = np.stack([a * host_cos - b * host_sin, b * host_cos + a * host_sin], -1)
+            expected = pairs.reshape(host_x.shape)
+        out = apply_rope(*(xp.asarray(v) for v in (host_x, cos_t, sin_t)), layout=layout)
+        assert_equal(out, expected, xp=xp, dtype=xp.float32)
+
+    @pytest.mark.parametrize("layout", LAYOUTS)
     def test_partial_rotary_passthrough(self, xp: Any, device: Any, layout: str) -> None:
         x, host = random_x(xp, (4, 10), device=device)
         positions = positions_array(xp, [5, 6, 7, 8], device)
