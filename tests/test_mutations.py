@@ -244,3 +244,14 @@ def test_mutant_is_caught(
 def test_the_unmutated_adapter_passes_every_targeted_scheme() -> None:
     report = run(PosencRefAdapter("numpy"), only=sorted({m[1] for m in MUTANTS}))
     assert not report.failed, [r.result_id for r in report.results if r.status == "fail"]
+
+
+
+@pytest.mark.parametrize(("layouts", "status"), [(("half", "interleaved"), "pass"), (("half",), "skip")])
+def test_layout_equivalence_needs_both_declared_layouts(layouts: tuple[str, ...], status: str) -> None:
+    import dataclasses
+
+    adapter = PosencRefAdapter("numpy")
+    adapter.capabilities = dataclasses.replace(adapter.capabilities, layouts=layouts)
+    results = {r.id: r.status for r in run(adapter, only=["rope"]).results}
+    assert results["invariant/rope/layout-equivalence"] == status
