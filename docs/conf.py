@@ -7,7 +7,7 @@ Build (warnings are errors in CI)::
 
 Everything the site shows is made at build time by ``docs/_ext/posenc_docs.py``:
 figures from the library (``docs/figures/*.py``), the golden-file format page from
-``conformance/golden/schema.json``, the API pages for the modules that exist, and
+``posenc_ref_conformance/golden/schema.json``, the API pages for the modules that exist, and
 MathJax, vendored from the npm registry so that the site works offline.  Generated
 files go to ``docs/generated/`` (git-ignored).
 """

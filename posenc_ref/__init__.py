@@ -12,16 +12,11 @@ __version__ = "0.1.0"
 
 # Each family module adds its public names here, one import line per module.
 # --- absolute ---
-from .learned import LEARNED_OFFSETS, interpolate_table, learned, token_positions
-from .sinusoidal import SINUSOIDAL_CONVENTIONS, sinusoidal
-# --- RoPE ---
-from .rope import LAYOUTS, apply_rope, rope_cos_sin, xpos_scale
-from .rope_config import RopeConfig, rope_config_from_hf
-from .rope_scaling import SCALING_TYPES, RopeFrequencies, rope_frequencies
 # --- relative / bias ---
 from .alibi import ALIBI_FORMS, alibi_bias, alibi_slopes
 from .attention import attention
 from .bias_extra import KERPLE_KINDS, kerple_bias, sandwich_bias
+from .learned import LEARNED_OFFSETS, interpolate_table, learned, token_positions
 from .mrope import (
     MROPE_LAYOUTS,
     axial_angles,
@@ -31,48 +26,61 @@ from .mrope import (
     vision_position_ids,
 )
 from .nope import causal_mask, llama4_attn_scale
-from .relative import SHAW_CONVENTIONS, relative_positions, shaw_index, shaw_logits, shaw_table_rows, shaw_values
+from .relative import (
+    SHAW_CONVENTIONS,
+    relative_positions,
+    shaw_index,
+    shaw_logits,
+    shaw_table_rows,
+    shaw_values,
+)
+
+# --- RoPE ---
+from .rope import LAYOUTS, apply_rope, rope_cos_sin, xpos_scale
+from .rope_config import RopeConfig, rope_config_from_hf
+from .rope_scaling import SCALING_TYPES, RopeFrequencies, rope_frequencies
+from .sinusoidal import SINUSOIDAL_CONVENTIONS, sinusoidal
 from .t5 import t5_bias, t5_bucket, t5_bucket_thresholds
 
 __all__ = [
-    "__version__",
-    "LEARNED_OFFSETS",
-    "SINUSOIDAL_CONVENTIONS",
-    "interpolate_table",
-    "learned",
-    "sinusoidal",
-    "token_positions",
     "ALIBI_FORMS",
     "KERPLE_KINDS",
+    "LAYOUTS",
+    "LEARNED_OFFSETS",
     "MROPE_LAYOUTS",
+    "SCALING_TYPES",
     "SHAW_CONVENTIONS",
+    "SINUSOIDAL_CONVENTIONS",
+    "RopeConfig",
+    "RopeFrequencies",
+    "__version__",
     "alibi_bias",
     "alibi_slopes",
+    "apply_rope",
     "attention",
     "axial_angles",
     "causal_mask",
+    "interpolate_table",
     "kerple_bias",
+    "learned",
     "llama4_attn_scale",
     "mrope_angles",
     "mrope_position_ids",
     "mrope_slot_components",
     "relative_positions",
+    "rope_config_from_hf",
+    "rope_cos_sin",
+    "rope_frequencies",
     "sandwich_bias",
     "shaw_index",
     "shaw_logits",
     "shaw_table_rows",
     "shaw_values",
+    "sinusoidal",
     "t5_bias",
     "t5_bucket",
     "t5_bucket_thresholds",
+    "token_positions",
     "vision_position_ids",
-    "LAYOUTS",
-    "SCALING_TYPES",
-    "RopeConfig",
-    "RopeFrequencies",
-    "apply_rope",
-    "rope_cos_sin",
-    "rope_config_from_hf",
-    "rope_frequencies",
     "xpos_scale",
 ]

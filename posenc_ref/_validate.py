@@ -20,8 +20,8 @@ __all__ = [
     "check_choice",
     "check_float_array",
     "check_float_dtype",
-    "check_integer_array",
     "check_int",
+    "check_integer_array",
     "check_mask_array",
     "check_nonnegative_positions",
     "check_options",
@@ -101,7 +101,8 @@ def check_integer_array(x: Any, name: str, xp: Any) -> None:
     """A ``TypeError`` unless ``x`` is an array of an integer dtype."""
     dtype = getattr(x, "dtype", None)
     if dtype is None or not xp.isdtype(dtype, "integral"):
-        msg = f"{name} must be an array of an integer dtype; got {dtype if dtype is not None else type(x).__name__}"
+        got = dtype if dtype is not None else type(x).__name__
+        msg = f"{name} must be an array of an integer dtype; got {got}"
         raise TypeError(msg)
 
 

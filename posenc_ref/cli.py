@@ -35,7 +35,13 @@ def backend_info() -> list[dict[str, Any]]:
     """One row per backend: ``name``, ``available``, ``version``, ``float64``, ``error``."""
     rows = []
     for name, (version_module, namespace_module) in BACKEND_MODULES.items():
-        row: dict[str, Any] = {"name": name, "available": False, "version": None, "float64": None, "error": None}
+        row: dict[str, Any] = {
+            "name": name,
+            "available": False,
+            "version": None,
+            "float64": None,
+            "error": None,
+        }
         try:
             module = importlib.import_module(version_module)
             xp = importlib.import_module(namespace_module)
@@ -62,21 +68,25 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"{'backend':<18}{'imports':<9}{'version':<14}{'float64 on default device'}")
     for row in backend_info():
         if row["available"]:
-            print(f"{row['name']:<18}{'yes':<9}{row['version'] or '?':<14}{'yes' if row['float64'] else 'no'}")
+            print(
+                f"{row['name']:<18}{'yes':<9}{row['version'] or '?':<14}{'yes' if row['float64'] else 'no'}"
+            )
         else:
             print(f"{row['name']:<18}{'no':<9}{'-':<14}-   ({row['error']})")
     return 0
 
 
 #: Subcommand name -> (help, function adding arguments, function running it).
-SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
+SUBCOMMANDS: dict[
+    str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
+] = {
     "info": ("list backends, versions and float64 availability", lambda p: None, _cmd_info),
 }
 
 
 def _register_conformance() -> None:
     try:
-        from conformance import cli as conformance_cli
+        from posenc_ref_conformance import cli as conformance_cli
     except ImportError:
         return
     SUBCOMMANDS.update(conformance_cli.SUBCOMMANDS)

@@ -193,7 +193,9 @@ def t5_bucket(
     return _count_buckets(relative, half, max_exact, max_distance, bidirectional, xp)
 
 
-def _count_buckets(relative: Any, half: int, max_exact: int, max_distance: int, bidirectional: bool, xp: Any) -> Any:
+def _count_buckets(
+    relative: Any, half: int, max_exact: int, max_distance: int, bidirectional: bool, xp: Any
+) -> Any:
     """Buckets by counting thresholds (fallback for a huge saturation distance)."""
     dtype = relative.dtype
     top = int(xp.iinfo(dtype).max)
@@ -217,7 +219,9 @@ _LUT_LIMIT = 1 << 16
 
 
 @functools.lru_cache(maxsize=64)
-def _bucket_table(half: int, max_exact: int, max_distance: int, bidirectional: bool) -> tuple[int, tuple[int, ...]] | None:
+def _bucket_table(
+    half: int, max_exact: int, max_distance: int, bidirectional: bool
+) -> tuple[int, tuple[int, ...]] | None:
     """``(cap, buckets)``: the bucket of every relative position in ``[-cap, cap]``.
 
     ``cap`` is the distance where the last bucket starts; every farther position

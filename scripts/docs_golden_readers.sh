@@ -5,17 +5,17 @@
 # (Debian: nlohmann-json3-dev) are present; the Rust hex-float parser's tests run when
 # rustc is present.  Each reader decodes every float64 of the golden files and must find
 # exactly the doubles Python's float.fromhex finds.  Without golden files yet, a sample
-# written with conformance/golden/_format.py (edge cases: subnormals, extremes) is used.
+# written with posenc_ref_conformance/golden/_format.py (edge cases: subnormals, extremes) is used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 examples=docs/examples/golden
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-mapfile -t files < <(find conformance/golden/vectors -name '*.json' 2>/dev/null | sort)
+mapfile -t files < <(find posenc_ref_conformance/golden/vectors -name '*.json' 2>/dev/null | sort)
 python - "$work/sample.json" <<'PY'
 import sys
-from conformance.golden import _format as f
+from posenc_ref_conformance.golden import _format as f
 doc = {"format": "sample", "checksum": {"algorithm": "sha256", "value": f.CHECKSUM_PLACEHOLDER},
        "cases": [{"id": "edge", "expected": f.float_array([[3.141592653589793, 0.1, -2.5],
                                                           [5e-324, 2.2250738585072014e-308, 1.7976931348623157e308]]),

@@ -51,7 +51,9 @@ def _selected() -> list[Backend]:
     names = {w.strip() for w in wanted.split(",") if w.strip()}
     unknown = names - {b.value for b in Backend}
     if unknown:
-        msg = f"POSENC_REF_BACKENDS must name backends from {[b.value for b in Backend]}; got {sorted(unknown)}"
+        msg = (
+            f"POSENC_REF_BACKENDS must name backends from {[b.value for b in Backend]}; got {sorted(unknown)}"
+        )
         raise pytest.UsageError(msg)
     return [b for b in Backend if b.value in names]
 
@@ -127,5 +129,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         c = _COUNTS.get(backend)
         if c:
             parts = ", ".join(f"{n} {k}" for k, n in sorted(c.items()))
-            reason = f"  (e.g. {_SKIP_REASON[backend]})" if backend in _SKIP_REASON and not c["passed"] else ""
+            reason = (
+                f"  (e.g. {_SKIP_REASON[backend]})" if backend in _SKIP_REASON and not c["passed"] else ""
+            )
             terminalreporter.write_line(f"{backend:<24} {parts}{reason}")

@@ -33,7 +33,9 @@ def _check_meta(actual: Any, expected_shape: tuple[int, ...], xp: Any, dtype: An
     assert actual_xp.__name__ == xp.__name__, f"namespace {actual_xp.__name__} != {xp.__name__}"
     if dtype is not None:
         assert actual.dtype == dtype, f"dtype {actual.dtype} != {dtype}"
-    assert tuple(actual.shape) == tuple(expected_shape), f"shape {tuple(actual.shape)} != {tuple(expected_shape)}"
+    assert tuple(actual.shape) == tuple(expected_shape), (
+        f"shape {tuple(actual.shape)} != {tuple(expected_shape)}"
+    )
     if device is not None:
         assert _compat.device(actual) == device, f"device {_compat.device(actual)} != {device}"
 

@@ -29,7 +29,7 @@ class TestArrayNamespace:
 
     def test_mixing_mlx_with_numpy_is_a_type_error(self):
         mx = pytest.importorskip("mlx.core", reason="mlx is not installed")
-        with pytest.raises(TypeError, match="^arrays must all come from one library"):
+        with pytest.raises(TypeError, match=r"^arrays must all come from one library"):
             _compat.array_namespace(mx.array([1]), np.asarray([1]))
 
 
@@ -45,7 +45,9 @@ class TestCreation:
     def test_zeros_full_asarray(self, xp, device):
         dt = xp.float32
         assert_equal(_compat.zeros((2, 3), xp=xp, dtype=dt, device=device), np.zeros((2, 3)), xp=xp, dtype=dt)
-        assert_equal(_compat.full((2,), 1.5, xp=xp, dtype=dt, device=device), [1.5, 1.5], xp=xp, device=device)
+        assert_equal(
+            _compat.full((2,), 1.5, xp=xp, dtype=dt, device=device), [1.5, 1.5], xp=xp, device=device
+        )
         assert_equal(_compat.asarray([1, 2], xp=xp, dtype=dt, device=device), [1, 2], xp=xp, device=device)
 
     def test_device_of_created_array_follows_request(self, xp, device):
@@ -63,7 +65,7 @@ class TestDtype:
         assert _compat.compute_dtype(xp, requested=xp.float32) == xp.float32
 
     def test_requested_int_is_rejected(self, xp):
-        with pytest.raises(ValueError, match="^compute_dtype must be float32 or float64"):
+        with pytest.raises(ValueError, match=r"^compute_dtype must be float32 or float64"):
             _compat.compute_dtype(xp, requested=xp.int32)
 
 

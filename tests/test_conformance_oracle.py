@@ -9,13 +9,15 @@ from __future__ import annotations
 import ast
 import math
 import pathlib
+import random
+from fractions import Fraction
 from typing import ClassVar
 
 import mpmath
 import pytest
 
-from conformance import oracle
-from conformance.oracle import alibi, rope, sinusoidal, t5
+from posenc_ref_conformance import oracle
+from posenc_ref_conformance.oracle import alibi, rope, sinusoidal, t5
 
 ORACLE_DIR = pathlib.Path(oracle.__file__).parent
 
@@ -32,6 +34,19 @@ def _f64(rows: list[list[mpmath.mpf]]) -> list[list[float]]:
     return [[oracle.round_float64(v) for v in row] for row in rows]
 
 
+def _round_rational(q: Fraction, bits: int) -> Fraction:
+    """``q`` rounded to ``bits`` significant bits, nearest with ties to even, in exact arithmetic."""
+    sign, q = (-1 if q < 0 else 1), abs(q)
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    if Fraction(2) ** e > q:
+        e -= 1
+    scale = Fraction(2) ** (bits - 1 - e)
+    whole, rest = divmod(q * scale, 1)
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and whole % 2):
+        whole += 1
+    return sign * whole / scale
+
+
 class TestRounding:
     def test_ties_to_even_and_context(self) -> None:
         with oracle.working_precision():
@@ -41,6 +56,27 @@ class TestRounding:
             assert oracle.round_float32(mpmath.mpf(1) / 3) == 0.3333333432674408
             assert mpmath.mp.dps == oracle.DEFAULT_DIGITS
         assert mpmath.mp.dps == 15
+
+    @pytest.mark.parametrize("bits", [53, 24])
+    def test_matches_exact_rational_rounding(self, bits: int) -> None:
+        """Dyadic values of 60-90 bits (ties planted) round as exact rational arithmetic says."""
+        rng = random.Random(20261201)
+        rounder = oracle.round_float64 if bits == 53 else oracle.round_float32
+        values = []
+        for _ in range(400):
+            width = rng.randint(bits + 1, 90)
+            mantissa = rng.getrandbits(width) | (1 << (width - 1))
+            if rng.random() < 0.3:  # an exact tie: ...x1000...0 beyond the kept bits
+                drop = width - bits
+                mantissa = (mantissa >> drop << drop) | (1 << (drop - 1))
+            if rng.random() < 0.1:  # all ones: rounding carries into the next binade
+                mantissa = (1 << width) - 1
+            sign = rng.choice([1, -1])
+            values.append(sign * Fraction(mantissa, 2 ** rng.randint(width - 20, width + 20)))
+        with oracle.working_precision():
+            for q in values:
+                exact_mpf = mpmath.mpf(q.numerator) / q.denominator  # dyadic: exact at 80 digits
+                assert rounder(exact_mpf) == float(_round_rational(q, bits)), q
 
     def test_higher_precision_gives_the_same_float64(self) -> None:
         """A sample of hard values (large angles) rounds identically at 80 and 120 digits."""
@@ -67,7 +103,7 @@ class TestRounding:
         assert low == high
 
     def test_floor_refuses_near_integers(self) -> None:
-        from conformance.oracle._numeric import floor_checked
+        from posenc_ref_conformance.oracle._numeric import floor_checked
 
         with oracle.working_precision():
             assert floor_checked(mpmath.mpf(3), "x") == 3
@@ -258,7 +294,14 @@ class TestT5:
     def test_float32_model_matches_pytorch(
         self, num_buckets: int, max_distance: int, bidirectional: bool, relative: range
     ) -> None:
-        """The oracle's float32 model of HF's expression agrees with HF's expression run by PyTorch."""
+        """HF's expression run by PyTorch gives the oracle's float32-model bucket or the exact one.
+
+        The model rounds each float32 step correctly; PyTorch's float32 ``log`` is not
+        correctly rounded everywhere and differs by CPU (AMD EPYC, torch 2.13: at
+        36/50 causal, ``-30`` gives the exact bucket 27 where the model's correctly
+        rounded log gives 26, because the log term is 9 up to one float32 ulp).  Both
+        are stored in the golden files (exact as the value, the model as acceptable).
+        """
         torch = pytest.importorskip("torch")
         rp = torch.tensor(list(relative))
         nb = num_buckets
@@ -275,14 +318,17 @@ class TestT5:
         )
         large = torch.min(large, torch.full_like(large, nb - 1))
         hf = (out + torch.where(rp < exact, rp, large)).tolist()
+        kw = {"bidirectional": bidirectional, "num_buckets": num_buckets, "max_distance": max_distance}
         with oracle.working_precision():
-            model = [
-                t5.t5_bucket_float32(
-                    r, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
-                )
-                for r in relative
-            ]
-        assert model == hf
+            model = [t5.t5_bucket_float32(r, **kw) for r in relative]
+            exact_buckets = [t5.t5_bucket(r, **kw) for r in relative]
+        outside = [
+            (r, h, m, e)
+            for r, h, m, e in zip(relative, hf, model, exact_buckets, strict=True)
+            if h not in (m, e)
+        ]
+        assert not outside, f"(relative, torch, float32 model, exact): {outside}"
+        assert sum(m != e for m, e in zip(model, exact_buckets, strict=True)) <= 1
 
     def test_exact_and_float32_differ_only_at_documented_points(self) -> None:
         with oracle.working_precision():

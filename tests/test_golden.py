@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from conformance import golden
-from conformance.adapters.posenc_ref import PosencRefAdapter
-from conformance.golden import _format
-from conformance.runner import _golden_results
+from posenc_ref_conformance import golden
+from posenc_ref_conformance.adapters.posenc_ref import PosencRefAdapter
+from posenc_ref_conformance.golden import _format
+from posenc_ref_conformance.runner import _golden_results
 
 FILES = {doc["function"]: doc for doc in golden.load()}
 SLOW_BACKENDS = {"jax.numpy", "jax.numpy:x32", "dask.array"}
@@ -107,7 +107,7 @@ INVALID = [
 @pytest.mark.parametrize("case", [c for _, c in INVALID], ids=[c["id"] for _, c in INVALID])
 def test_invalid_inputs_raise_the_documented_error(case: dict[str, Any]) -> None:
     """posenc_ref raises the reference's exception type, naming the parameter (NumPy backend)."""
-    from conformance.runner import _TAKES_DTYPE, _call, _decode_inputs
+    from posenc_ref_conformance.runner import _TAKES_DTYPE, _call, _decode_inputs
 
     function = case["id"].split("/")[0]
     doc = FILES[function]
@@ -124,7 +124,7 @@ class TestGoldenFiles:
     """The vectors themselves: structure, schema strictness, checksums (full lint: test_conformance_cli)."""
 
     def test_structure_lint_passes(self) -> None:
-        from conformance.golden.lint import lint
+        from posenc_ref_conformance.golden.lint import lint
 
         assert lint(reproduce=False, precision=False) == []
 

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance.adapters.posenc_ref import PosencRefAdapter
-from conformance.runner import run
+from posenc_ref_conformance.adapters.posenc_ref import PosencRefAdapter
+from posenc_ref_conformance.runner import run
 
 
 class SwappedLayout(PosencRefAdapter):
@@ -244,7 +244,6 @@ def test_mutant_is_caught(
 def test_the_unmutated_adapter_passes_every_targeted_scheme() -> None:
     report = run(PosencRefAdapter("numpy"), only=sorted({m[1] for m in MUTANTS}))
     assert not report.failed, [r.result_id for r in report.results if r.status == "fail"]
-
 
 
 @pytest.mark.parametrize(("layouts", "status"), [(("half", "interleaved"), "pass"), (("half",), "skip")])

@@ -68,7 +68,7 @@ class GoldenGenerate:
     timeout = 600
 
     def setup(self) -> None:
-        require_module("conformance.golden.generate")
+        require_module("posenc_ref_conformance.golden.generate")
 
     def time_golden_generate(self) -> None:
         _cli("golden", "generate", "--check")
@@ -86,7 +86,7 @@ class ConformanceCheck:
     timeout = 600
 
     def setup(self, name: str) -> None:
-        require_module("conformance.runner")
+        require_module("posenc_ref_conformance.runner")
         from .common import backend
 
         backend(name)  # skips when the library is not installed
@@ -107,7 +107,7 @@ class GoldenAccuracy:
     def setup_cache(self) -> dict[str, Any]:
         reports: dict[str, Any] = {}
         try:
-            import conformance.runner  # noqa: F401
+            import posenc_ref_conformance.runner  # noqa: F401
         except ImportError as exc:
             return {"error": f"conformance is not importable: {exc}"}
         from .common import backend

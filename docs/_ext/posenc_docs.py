@@ -6,7 +6,7 @@ On ``builder-inited`` it writes, under ``docs/generated/`` (git-ignored):
   called; the figures are drawn with matplotlib (Agg) from the library itself.  A figure
   is redrawn only when its script or the library's source changed.
 - ``golden_schema.md``: the golden-file format, rendered from
-  ``conformance/golden/schema.json``.
+  ``posenc_ref_conformance/golden/schema.json``.
 - ``api/*.md`` and ``api_index.md``: one API page per library module that exists.
 - ``check/*.txt``: the real output of ``posenc-ref check`` for the example adapters
   in ``docs/examples/`` (run in a subprocess, cached like the figures).
@@ -109,7 +109,7 @@ def _integrity_ok(path: Path) -> bool:
 # --------------------------------------------------------------------------------------
 def _library_digest() -> str:
     h = hashlib.sha256()
-    for base in (ROOT / "posenc_ref", ROOT / "conformance"):
+    for base in (ROOT / "posenc_ref", ROOT / "posenc_ref_conformance"):
         if base.is_dir():
             for path in sorted(base.rglob("*")):
                 if path.is_file() and path.suffix in {".py", ".json"} and "__pycache__" not in path.parts:
@@ -173,8 +173,8 @@ def _load_module(path: Path) -> Any:
 # Golden-file format page, from the JSON Schema
 # --------------------------------------------------------------------------------------
 def _schema_path() -> Path | None:
-    """``conformance/golden/schema.json``, else the newest ``golden_schema_v*.json``."""
-    golden = ROOT / "conformance" / "golden"
+    """``posenc_ref_conformance/golden/schema.json``, else the newest ``golden_schema_v*.json``."""
+    golden = ROOT / "posenc_ref_conformance" / "golden"
     if (golden / "schema.json").is_file():
         return golden / "schema.json"
     versions = sorted(
@@ -188,7 +188,7 @@ def build_schema_page() -> None:
     schema_path = _schema_path()
     if schema_path is None:
         logger.warning(
-            "no JSON Schema in conformance/golden/: the golden-format page has none", type="posenc"
+            "no JSON Schema in posenc_ref_conformance/golden/: the golden-format page has none", type="posenc"
         )
         out.write_text("*(No golden-file JSON Schema was found at build time.)*\n")
         return
@@ -201,7 +201,7 @@ def build_schema_page() -> None:
 def build_golden_summary() -> None:
     """Tables of the golden files (cases, size, version, checksum) and of their rationale flags."""
     out = GENERATED / "golden_summary.md"
-    files = sorted((ROOT / "conformance" / "golden" / "vectors").glob("*.json"))
+    files = sorted((ROOT / "posenc_ref_conformance" / "golden" / "vectors").glob("*.json"))
     if not files:
         _write_if_changed(out, "*(No golden files were present when this site was built.)*\n")
         return
@@ -248,7 +248,7 @@ def build_golden_summary() -> None:
 def build_tolerance_table() -> None:
     """Per golden file and dtype: the file's tolerance and the range of per-case ones."""
     out = GENERATED / "tolerance_table.md"
-    files = sorted((ROOT / "conformance" / "golden" / "vectors").glob("*.json"))
+    files = sorted((ROOT / "posenc_ref_conformance" / "golden" / "vectors").glob("*.json"))
     rows = [
         "| function | dtype | file tolerance (atol / rtol / maxUlp) | cases with their own "
         "| their atol range | maxUlp |",
@@ -345,8 +345,8 @@ API_MODULES: list[tuple[str, str]] = [
     ("posenc_ref.attention", "Reference attention"),
 ]
 CONFORMANCE_MODULES: list[tuple[str, str]] = [
-    ("conformance.adapters.base", "Adapter protocol"),
-    ("conformance.runner", "Runner and report"),
+    ("posenc_ref_conformance.adapters.base", "Adapter protocol"),
+    ("posenc_ref_conformance.runner", "Runner and report"),
 ]
 _SKIP_MODULES = {"posenc_ref.cli", "posenc_ref.__init__"}
 

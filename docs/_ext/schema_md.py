@@ -1,7 +1,7 @@
 """Render a JSON Schema (draft 2020-12 or 07) as MyST Markdown tables.
 
 Used at build time for the golden-file format page, so the page cannot drift from
-``conformance/golden/schema.json``.  Each object definition becomes a section with
+``posenc_ref_conformance/golden/schema.json``.  Each object definition becomes a section with
 one row per property: name, whether it is required, its type, and its description.
 """
 

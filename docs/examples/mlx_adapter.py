@@ -19,7 +19,7 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
-from conformance.adapters.base import Capabilities, Unsupported
+from posenc_ref_conformance.adapters.base import Capabilities, Unsupported
 
 CAPABILITIES = Capabilities(
     # MLX computes in float32 on the GPU; on the CPU float64 exists, but its layers

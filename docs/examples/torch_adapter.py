@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from conformance.adapters.base import Adapter, Capabilities, Unsupported
+from posenc_ref_conformance.adapters.base import Adapter, Capabilities, Unsupported
 
 # --- the code under test (as it would appear in a model file) ---------------------------
 

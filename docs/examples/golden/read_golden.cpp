@@ -1,7 +1,7 @@
 // Read a posenc-ref golden file from C++17 with nlohmann/json, exactly.
 //
 //   g++ -std=c++17 -O2 read_golden.cpp -o read_golden      # Debian: apt install nlohmann-json3-dev
-//   ./read_golden conformance/golden/vectors/<file>.json
+//   ./read_golden posenc_ref_conformance/golden/vectors/<file>.json
 //
 // Float64 values are read from their hexadecimal form with std::strtod, which parses
 // C99 hex floats exactly (the decimal form would also be exact with a correctly rounded

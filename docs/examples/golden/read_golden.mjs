@@ -1,6 +1,6 @@
 // Read a posenc-ref golden file with nothing but JSON.parse, exactly.
 //
-//   node read_golden.mjs conformance/golden/vectors/<file>.json
+//   node read_golden.mjs posenc_ref_conformance/golden/vectors/<file>.json
 //
 // Prints the file's checksum status, then one line per float64 array found, and a
 // fingerprint of every float64 value's bit pattern (used by CI to compare readers).

@@ -1,1 +1,0 @@
-"""Example third-party adapters (run them with ``posenc-ref check conformance.adapters.examples.NAME``)."""

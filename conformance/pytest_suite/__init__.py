@@ -1,1 +1,0 @@
-"""The conformance suite as pytest items: ``pytest --pyargs conformance.pytest_suite``."""

@@ -1,0 +1,4 @@
+"""Example third-party adapters.
+
+Run one with ``posenc-ref check posenc_ref_conformance.adapters.examples.NAME``.
+"""

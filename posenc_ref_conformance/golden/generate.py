@@ -1,0 +1,220 @@
+"""Generate the golden vectors from the oracle: deterministic, byte-identical on every run.
+
+``posenc-ref golden generate`` writes ``posenc_ref_conformance/golden/vectors/*.json`` and
+``index.json``; ``--check`` writes nothing and fails if any file would change.
+The output depends only on this package's source (no time stamps, no library
+versions), so a rerun anywhere reproduces every byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pathlib
+from collections import Counter
+from typing import Any
+
+from .. import oracle
+from . import SCHEMA_PATH, VECTORS_DIR, _format
+from .cases import CASES, B, Case, F, I
+from .functions import FUNCTIONS, FunctionSpec
+from .notes import NOTES
+from .schema import schema_bytes
+
+__all__ = [
+    "FORMAT_VERSION",
+    "GENERATOR_VERSION",
+    "SCHEMA_NAME",
+    "VECTORS_DIR",
+    "build",
+    "check",
+    "write",
+]
+
+FORMAT_VERSION = 1
+GENERATOR_VERSION = "1.0.0"
+SCHEMA_NAME = "golden_schema_v1.json"
+
+_HEADER = [
+    "Golden vectors of posenc-ref's conformance suite: one canonical function per file.",
+    "Expected values are the oracle's exact results for the given inputs (pure Python + mpmath, written from "
+    "the papers' formulas, independent of posenc_ref), rounded once to float64 (round to nearest, ties to "
+    "even).",
+    "Arrays: {dtype, shape (row-major), hex (C99 %a, exact) and decimal} for float64; {dtype, shape, "
+    "values} for "
+    "int64 and bool.",
+    "A float element passes when |actual - expected| <= atol + rtol * |expected| or when actual is within "
+    "maxUlp "
+    "units in the last place of expected rounded to the run's dtype; tolerances are per dtype, per case "
+    "where "
+    "given, else per file. Integer and boolean outputs must be equal; an element also passes when it "
+    "equals the "
+    "case's 'acceptable' value.",
+    "compare 'causal_rowshift': only entries with key position <= query position are compared, after "
+    "removing "
+    "a constant per query row (the difference at the row's last such entry).",
+    "Float inputs named in castInputs are cast to the run's dtype (they are exact in float32); other float "
+    "inputs are parameters and stay float64. result 'invalid': the call must raise (expected.error names the "
+    "exception type of the reference, expected.parameter the argument at fault).",
+]
+
+
+def _encode_input(value: Any) -> Any:
+    if isinstance(value, F):
+        return _format.float_array(value.values)
+    if isinstance(value, I):
+        return _format.int_array(value.values)
+    if isinstance(value, B):
+        return _format.bool_array(value.values)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """Case inputs as the oracle sees them (arrays unwrapped)."""
+    return value.values if isinstance(value, (F, I, B)) else value
+
+
+def _encode_output(kind: str, value: Any) -> dict[str, Any]:
+    if kind == "int":
+        return _format.int_array(value)
+    if kind == "bool":
+        return _format.bool_array(value)
+
+    def rnd(x: Any) -> Any:
+        return [rnd(v) for v in x] if isinstance(x, (list, tuple)) else oracle.round_float64(x)
+
+    return _format.float_array(rnd(value))
+
+
+def _expected(spec: FunctionSpec, case: Case) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """(expected, acceptable, tolerances) of a valid case at the current precision."""
+    inputs = {k: _plain(v) for k, v in case.inputs.items()}
+    raw = spec.compute(inputs)
+    expected, acceptable = {}, {}
+    for name in spec.outputs:
+        expected[name] = _encode_output(spec.output_kind, raw[name])
+        if f"acceptable:{name}" in raw:
+            acceptable[name] = _encode_output(spec.output_kind, raw[f"acceptable:{name}"])
+    tolerances = spec.case_tolerances(inputs, raw, set(case.flags)) if spec.case_tolerances else None
+    return expected, acceptable, tolerances
+
+
+def _case_document(spec: FunctionSpec, case: Case) -> dict[str, Any]:
+    doc: dict[str, Any] = {"id": case.id, "comment": case.comment, "flags": list(case.flags)}
+    doc["result"] = "invalid" if case.error else "valid"
+    doc["inputs"] = {k: _encode_input(v) for k, v in case.inputs.items()}
+    if case.error:
+        doc["expected"] = {"error": case.error[0], "parameter": case.error[1]}
+        return doc
+    try:
+        expected, acceptable, tolerances = _expected(spec, case)
+    except Exception as exc:
+        msg = f"golden case {case.id}: the oracle failed: {type(exc).__name__}: {exc}"
+        raise RuntimeError(msg) from exc
+    doc["expected"] = expected
+    if acceptable:
+        doc["acceptable"] = acceptable
+    doc["compare"] = case.compare or ("exact" if spec.output_kind != "float" else "allclose")
+    if tolerances is not None:
+        doc["tolerances"] = tolerances
+    return doc
+
+
+def _file_document(spec: FunctionSpec, cases: list[Case], digits: int) -> dict[str, Any]:
+    flags = sorted({f for c in cases for f in c.flags})
+    unknown = [f for f in flags if f not in NOTES]
+    if unknown:
+        msg = f"flags without a note: {unknown}"
+        raise ValueError(msg)
+    doc: dict[str, Any] = {
+        "schema": SCHEMA_NAME,
+        "formatVersion": FORMAT_VERSION,
+        "function": spec.name,
+        "scheme": spec.scheme,
+        "call": spec.summary,
+        "inputTypes": spec.inputs,
+        "outputTypes": spec.outputs,
+        "castInputs": list(spec.cast_inputs),
+        "dtypes": list(spec.dtypes),
+        "header": _HEADER,
+        "provenance": {
+            "generator": "posenc_ref_conformance.golden.generate",
+            "generatorVersion": GENERATOR_VERSION,
+            "oracle": "posenc_ref_conformance.oracle (pure Python + mpmath; imports nothing from posenc_ref)",
+            "oraclePrecisionDigits": digits,
+            "checkPrecisionDigits": oracle.CHECK_DIGITS,
+            "rounding": "exact result rounded once to float64, round to nearest, ties to even",
+        },
+    }
+    if spec.output_kind == "float":
+        doc["tolerances"] = spec.tolerances or {
+            "float64": {"atol": 0.0, "rtol": 0.0, "maxUlp": 0},
+            "float32": {"atol": 0.0, "rtol": 0.0, "maxUlp": 0},
+        }
+    doc["notes"] = {f: NOTES[f] for f in flags}
+    doc["numberOfCases"] = len(cases)
+    with oracle.working_precision(digits):
+        doc["cases"] = [_case_document(spec, c) for c in cases]
+    doc["checksum"] = {
+        "algorithm": "sha256",
+        "scope": "this file's bytes with these 64 hex digits replaced by 64 '0' characters",
+        "value": _format.CHECKSUM_PLACEHOLDER,
+    }
+    return doc
+
+
+def build(digits: int = oracle.DEFAULT_DIGITS) -> dict[str, bytes]:
+    """File name -> canonical bytes, for every golden file and ``index.json``."""
+    by_function: dict[str, list[Case]] = {name: [] for name in FUNCTIONS}
+    for case in CASES:
+        by_function[case.function].append(case)
+    out: dict[str, bytes] = {}
+    index_files = []
+    per_scheme: Counter[str] = Counter()
+    for name, spec in FUNCTIONS.items():
+        data = _format.dumps(_file_document(spec, by_function[name], digits))
+        out[f"{name}.json"] = data
+        per_scheme[spec.scheme] += len(by_function[name])
+        index_files.append(
+            {
+                "file": f"{name}.json",
+                "function": name,
+                "scheme": spec.scheme,
+                "numberOfCases": len(by_function[name]),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
+    index = {
+        "schema": SCHEMA_NAME,
+        "formatVersion": FORMAT_VERSION,
+        "generatorVersion": GENERATOR_VERSION,
+        "totalCases": sum(per_scheme.values()),
+        "casesPerScheme": dict(sorted(per_scheme.items())),
+        "files": index_files,
+    }
+    out["index.json"] = _format.dumps(index)
+    return out
+
+
+def _outputs(directory: pathlib.Path) -> dict[pathlib.Path, bytes]:
+    files = {directory / name: data for name, data in build().items()}
+    files[SCHEMA_PATH] = schema_bytes()
+    return files
+
+
+def write(directory: pathlib.Path = VECTORS_DIR) -> list[str]:
+    """Write every golden file and the schema; returns the names that changed."""
+    directory.mkdir(parents=True, exist_ok=True)
+    changed = []
+    for path, data in _outputs(directory).items():
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+            changed.append(path.name)
+    return changed
+
+
+def check(directory: pathlib.Path = VECTORS_DIR) -> list[str]:
+    """Names of files that are missing, differ from a fresh generation, or should not exist."""
+    fresh = _outputs(directory)
+    problems = [p.name for p, data in fresh.items() if not p.exists() or p.read_bytes() != data]
+    extra = sorted(p.name for p in directory.glob("*.json") if p not in fresh)
+    return problems + [f"{n} (not generated)" for n in extra]
