@@ -1,25 +1,76 @@
-"""``posenc-ref check`` and ``posenc-ref golden``: a thin shell over the runner and the golden tools.
+"""The ``posenc-ref`` command: ``info``, ``check`` and ``golden``, a thin shell with no logic of its own.
 
-Registered into ``posenc_ref.cli`` through :data:`SUBCOMMANDS` (name -> (help,
-add_arguments, run)).  Exit codes: 0 success, 1 failures found, 2 usage error.
-Python callers: :func:`posenc_ref_conformance.runner.run` and :mod:`posenc_ref_conformance.golden.generate`.
+Exit codes: 0 PASS (or success), 1 FAIL, 2 usage error (one line on stderr:
+bad adapter, options, xfail file or golden vectors), 3 NOTHING TESTED (nothing,
+or nothing of a selected scheme, was compared).  Python callers:
+:func:`posenc_ref_conformance.runner.run`, :mod:`posenc_ref_conformance.golden.generate`,
+:func:`posenc_ref.backends.backend_info`.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pathlib
 import sys
-from collections.abc import Callable
+from collections.abc import Sequence
 
-__all__ = ["ADAPTER_ENV", "SUBCOMMANDS"]
+from . import __version__
+
+__all__ = ["ADAPTER_ENV", "TIMEOUT_ENV", "main"]
 
 ADAPTER_ENV = "POSENC_REF_ADAPTER"
+TIMEOUT_ENV = "POSENC_REF_TIMEOUT"
+
+
+class UsageError(Exception):
+    """A problem with how the command was called: one line, exit 2."""
 
 
 def _usage(message: str) -> int:
-    print(f"posenc-ref: error: {message}", file=sys.stderr)
+    first = " ".join(str(message).split())  # one line, whatever the message held
+    print(f"posenc-ref: error: {first}", file=sys.stderr)
     return 2
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        msg = f"must be a positive number of seconds; got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _non_negative(text: str) -> int:
+    if not text.isdigit():
+        msg = f"must be a non-negative integer; got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return int(text)
+
+
+# --- info ------------------------------------------------------------------------------------------------
+
+
+def _run_info(args: argparse.Namespace) -> int:
+    from posenc_ref import __version__ as library_version
+    from posenc_ref.backends import backend_info
+
+    print(f"posenc-ref {library_version} (conformance suite {__version__})")
+    print(f"{'backend':<18}{'imports':<9}{'version':<14}{'float64 on default device'}")
+    for row in backend_info():
+        if row["available"]:
+            print(
+                f"{row['name']:<18}{'yes':<9}{row['version'] or '?':<14}{'yes' if row['float64'] else 'no'}"
+            )
+        else:
+            print(f"{row['name']:<18}{'no':<9}{'-':<14}-   ({row['error']})")
+    return 0
+
+
+# --- check -----------------------------------------------------------------------------------------------
 
 
 def _add_check(parser: argparse.ArgumentParser) -> None:
@@ -39,47 +90,102 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-invariants", action="store_true", help="run the golden cases only")
     parser.add_argument(
-        "--max-failures", type=int, default=20, metavar="N", help="failures listed (default 20)"
+        "--timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help=f"time limit of one adapter call (default ${TIMEOUT_ENV} or 60); a call over it fails its case",
+    )
+    parser.add_argument(
+        "--max-failures", type=_non_negative, default=20, metavar="N", help="failures listed (default 20)"
     )
 
 
+def _json_target(path: str | None) -> pathlib.Path | None:
+    if path is None:
+        return None
+    target = pathlib.Path(path)
+    if target.is_dir():
+        msg = f"--json must name a file; {path!r} is a directory"
+        raise UsageError(msg)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        msg = f"--json {path!r}: its folder cannot be created ({exc.strerror or exc})"
+        raise UsageError(msg) from exc
+    if not os.access(target.parent, os.W_OK):
+        msg = f"--json {path!r}: its folder is not writable"
+        raise UsageError(msg)
+    return target
+
+
+def _timeout(value: float | None) -> float:
+    from .isolation import DEFAULT_TIMEOUT
+
+    if value is not None:
+        return value
+    text = os.environ.get(TIMEOUT_ENV)
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        return _positive_seconds(text)
+    except argparse.ArgumentTypeError as exc:
+        msg = f"{TIMEOUT_ENV} {exc}"
+        raise UsageError(msg) from exc
+
+
+def _xfails(path: str | None) -> list[str]:
+    from .runner import load_xfails
+
+    if path is None:
+        return []
+    try:
+        return load_xfails(path)
+    except OSError as exc:
+        msg = f"--xfails file {path!r} cannot be read ({exc.strerror or exc})"
+        raise UsageError(msg) from exc
+    except UnicodeDecodeError as exc:
+        msg = f"--xfails file {path!r} is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        raise UsageError(msg) from exc
+
+
 def _run_check(args: argparse.Namespace) -> int:
-    from .adapters import AdapterError, load_adapter
-    from .runner import SCHEMES, load_xfails, run
+    from .adapters import AdapterError
+    from .golden import GoldenError
+    from .runner import run
 
     spec = args.adapter or os.environ.get(ADAPTER_ENV, "")
-    if not spec:
+    if not spec.strip():
         return _usage(
             f"check needs an ADAPTER argument or the {ADAPTER_ENV} environment variable "
             "(try: posenc-ref check posenc_ref)"
         )
-    only = [s for item in (args.only or []) for s in item.split(",") if s]
-    from .golden.functions_index import FUNCTION_NAMES
-
-    unknown = [s for s in only if s not in SCHEMES and s not in FUNCTION_NAMES]
-    if unknown:
-        return _usage(f"--only must name schemes {list(SCHEMES)} or functions; got {unknown}")
-    xfails: list[str] = []
-    if args.xfails:
-        try:
-            xfails = load_xfails(args.xfails)
-        except OSError as exc:
-            return _usage(f"--xfails file cannot be read: {exc}")
+    only = [s.strip() for item in (args.only or []) for s in item.split(",") if s.strip()]
     try:
-        adapter = load_adapter(spec)
-    except AdapterError as exc:
+        target = _json_target(args.json)
+        xfails = _xfails(args.xfails)
+        report = run(
+            spec, only=only, xfails=xfails, invariants=not args.no_invariants, timeout=_timeout(args.timeout)
+        )
+    except GoldenError as exc:
+        return _usage(f"golden vectors failed verification: {exc} (reinstall posenc-ref)")
+    except (UsageError, AdapterError, ValueError) as exc:
         return _usage(str(exc))
-    report = run(adapter, only=only or None, xfails=xfails, invariants=not args.no_invariants)
-    print(report.format_table(failures=args.max_failures))
+    print(report.format_table(failures=args.max_failures), flush=True)
     if report.stale_xfails:
         print(
             f"warning: {len(report.stale_xfails)} stale xfail entries: {', '.join(report.stale_xfails)}",
             file=sys.stderr,
         )
-    if args.json:
-        report.write_json(args.json)
-        print(f"JSON report written to {args.json}")
-    return 1 if report.failed else 0
+    if target is not None:
+        try:
+            report.write_json(target)
+        except OSError as exc:
+            return _usage(f"--json {args.json!r} cannot be written ({exc.strerror or exc})")
+        print(f"JSON report written to {target}")
+    return report.exit_code
+
+
+# --- golden ----------------------------------------------------------------------------------------------
 
 
 def _add_golden(parser: argparse.ArgumentParser) -> None:
@@ -127,10 +233,39 @@ def _run_golden(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-#: Subcommand name -> (help, function adding arguments, function running it).
-SUBCOMMANDS: dict[
-    str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
-] = {
-    "check": ("run the conformance suite against an adapter", _add_check, _run_check),
-    "golden": ("generate or lint the golden vectors", _add_golden, _run_golden),
-}
+# --- the parser ------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from posenc_ref import __version__ as library_version
+
+    parser = argparse.ArgumentParser(
+        prog="posenc-ref",
+        description="posenc-ref: reference positional encodings and their conformance suite",
+    )
+    parser.add_argument("--version", action="version", version=f"posenc-ref {library_version}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = {
+        "info": ("list backends, versions and float64 availability", None, _run_info),
+        "check": ("run the conformance suite against an adapter", _add_check, _run_check),
+        "golden": ("generate or lint the golden vectors", _add_golden, _run_golden),
+    }
+    for name, (help_text, add_arguments, run) in commands.items():
+        sp = sub.add_parser(name, help=help_text)
+        if add_arguments is not None:
+            add_arguments(sp)
+        sp.set_defaults(run=run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "run", None) is None:
+        parser.print_help()
+        return 2
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

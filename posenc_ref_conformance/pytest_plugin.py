@@ -5,7 +5,7 @@ Installing posenc-ref registers it through the ``pytest11`` entry point
 ``-p`` is never needed (and would register it twice); then::
 
     pytest --pyargs posenc_ref_conformance.pytest_suite --posenc-adapter my_pkg.posenc_adapter \\
-        [--posenc-xfails posenc-xfails.txt] [--posenc-only rope]
+        [--posenc-xfails posenc-xfails.txt] [--posenc-only rope] [--posenc-timeout 60]
 
 Every golden case and invariant becomes one test item named by its result id
 (``rope_cos_sin/half/basic-d8[float64]``); skips and the adopter's xfails map to
@@ -41,4 +41,10 @@ def pytest_addoption(parser: Any) -> None:
         default=None,
         metavar="SCHEMES",
         help="comma-separated schemes or canonical functions to run",
+    )
+    group.addoption(
+        "--posenc-timeout",
+        default=None,
+        metavar="SECONDS",
+        help="time limit of one adapter call (default $POSENC_REF_TIMEOUT or 60)",
     )

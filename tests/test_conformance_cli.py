@@ -18,9 +18,9 @@ import textwrap
 
 import pytest
 
-from posenc_ref.cli import main
 from posenc_ref_conformance.adapters import AdapterError, load_adapter
 from posenc_ref_conformance.adapters.posenc_ref import PosencRefAdapter
+from posenc_ref_conformance.cli import main
 from posenc_ref_conformance.runner import load_xfails, run
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -84,7 +84,7 @@ class TestCheck:
             (["check"], "needs an ADAPTER"),
             (["check", "no_such_module_for_posenc"], "cannot be imported"),
             (["check", "posenc_ref:no_backend"], "backend must be one of"),
-            (["check", "posenc_ref", "--only", "nonsense"], "--only must name"),
+            (["check", "posenc_ref", "--only", "nonsense"], "only must name"),
             (["check", "posenc_ref", "--xfails", "/nonexistent/xfails.txt"], "--xfails file"),
             (["golden"], "golden needs an action"),
         ],
@@ -305,3 +305,52 @@ def test_wheel_install_runs_check(tmp_path: pathlib.Path) -> None:
     check = _run([str(bindir / "posenc-ref"), "check", "posenc_ref"], cwd=tmp_path, env=env)
     assert check.returncode == 0, check.stdout[-3000:] + check.stderr[-3000:]
     assert "RESULT: PASS" in check.stdout
+
+
+def test_pytest_plugin_never_passes_on_nothing(tmp_path: pathlib.Path) -> None:
+    """An adapter whose cases all skip fails the run (NOTHING TESTED), never a green row of skips."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "only_t5.py").write_text(
+        "from posenc_ref_conformance.adapters.posenc_ref import PosencRefAdapter\n"
+        "t5_bucket = PosencRefAdapter().t5_bucket\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *_plugin_option()]
+    cmd += [
+        "--pyargs",
+        "posenc_ref_conformance.pytest_suite",
+        "--posenc-adapter",
+        str(tmp_path / "only_t5.py"),
+    ]
+    done = _run([*cmd, "--posenc-only", "alibi"], cwd=tmp_path, env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "test_something_was_compared - Failed: NOTHING TES" in done.stdout
+    assert _run([*cmd, "--posenc-only", "t5"], cwd=tmp_path, env=env).returncode == 0
+
+
+def test_a_project_with_its_own_conformance_package(tmp_path: pathlib.Path) -> None:
+    """posenc-ref installed beside a user's own top-level ``conformance`` package breaks neither."""
+    project = tmp_path / "project"
+    (project / "conformance").mkdir(parents=True)
+    (project / "conformance" / "__init__.py").write_text("WHO = 'the user'\n")
+    (project / "tests").mkdir()
+    (project / "tests" / "test_mine.py").write_text(
+        "import conformance\n\ndef test_mine():\n    assert conformance.WHO == 'the user'\n"
+    )
+    (project / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "POSENC_REF_ADAPTER")}
+    env["PYTHONPATH"] = str(ROOT)  # posenc-ref importable, as if installed; the project's root comes first
+    done = _run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *_plugin_option()],
+        cwd=project,
+        env=env,
+    )
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+    check = _run(
+        [sys.executable, "-m", "posenc_ref_conformance", "check", "posenc_ref", "--only", "t5"],
+        cwd=project,
+        env=env,
+    )
+    assert check.returncode == 0 and check.stdout.rstrip().endswith("RESULT: PASS"), (
+        check.stdout + check.stderr
+    )

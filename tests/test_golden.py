@@ -21,6 +21,7 @@ import pytest
 from posenc_ref_conformance import golden
 from posenc_ref_conformance.adapters.posenc_ref import PosencRefAdapter
 from posenc_ref_conformance.golden import _format
+from posenc_ref_conformance.isolation import InProcessExecutor, ProxyAdapter
 from posenc_ref_conformance.runner import _golden_results
 
 FILES = {doc["function"]: doc for doc in golden.load()}
@@ -81,7 +82,7 @@ def test_library_matches_golden(function: str, xp: Any, library: Any, error_tabl
         adapter.capabilities = dataclasses.replace(
             adapter.capabilities, dtypes=adapter.capabilities.dtypes[:1]
         )
-    results = _golden_results(adapter, [doc], None)
+    results = _golden_results(ProxyAdapter(InProcessExecutor(adapter)), [doc], None)
     error_table[(library.value, function)] = tuple(
         _worst(results, dtype, attr)
         for dtype in ("float64", "float32")
@@ -107,15 +108,15 @@ INVALID = [
 @pytest.mark.parametrize("case", [c for _, c in INVALID], ids=[c["id"] for _, c in INVALID])
 def test_invalid_inputs_raise_the_documented_error(case: dict[str, Any]) -> None:
     """posenc_ref raises the reference's exception type, naming the parameter (NumPy backend)."""
-    from posenc_ref_conformance.runner import _TAKES_DTYPE, _call, _decode_inputs
+    from posenc_ref_conformance.runner import _arguments, _decode_inputs
 
     function = case["id"].split("/")[0]
     doc = FILES[function]
     adapter = PosencRefAdapter("numpy")
-    inputs = _decode_inputs(case, doc["castInputs"], "float64")
+    args, kwargs = _arguments(function, _decode_inputs(case, doc["castInputs"], "float64"), "float64")
     expected = case["expected"]
     with pytest.raises(Exception) as info:
-        _call(adapter, function, inputs, "float64", function in _TAKES_DTYPE)
+        getattr(adapter, function)(*args, **kwargs)
     assert type(info.value).__name__ == expected["error"], f"{type(info.value).__name__}: {info.value}"
     assert expected["parameter"] in str(info.value), str(info.value)
 

@@ -1,6 +1,6 @@
 """The conformance suite as commands: golden generation, ``posenc-ref check``, golden accuracy.
 
-Each command runs in a fresh interpreter (``python -m posenc_ref.cli ...``), so the
+Each command runs in a fresh interpreter (``python -m posenc_ref_conformance ...``), so the
 times include start-up and imports, as a user typing the command sees them.
 
 * ``GoldenGenerate``: ``posenc-ref golden generate --check`` builds every golden
@@ -36,7 +36,7 @@ SCHEMES = ["sinusoidal", "learned", "rope", "t5", "alibi", "shaw", "nope", "atte
 
 
 def _cli(*args: str, timeout: float = 600) -> int:
-    proc = run_python(["-m", "posenc_ref.cli", *args], timeout=timeout)
+    proc = run_python(["-m", "posenc_ref_conformance", *args], timeout=timeout)
     if proc.returncode not in (0, 1):  # 1: failures found / files would change; 2+: broken
         msg = f"posenc-ref {' '.join(args)} exited {proc.returncode}:\n{proc.stderr[-3000:]}"
         raise RuntimeError(msg)

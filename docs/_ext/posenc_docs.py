@@ -348,7 +348,7 @@ CONFORMANCE_MODULES: list[tuple[str, str]] = [
     ("posenc_ref_conformance.adapters.base", "Adapter protocol"),
     ("posenc_ref_conformance.runner", "Runner and report"),
 ]
-_SKIP_MODULES = {"posenc_ref.cli", "posenc_ref.__init__"}
+_SKIP_MODULES = {"posenc_ref.__init__"}
 
 
 def _module_path(module: str) -> Path:
@@ -519,7 +519,7 @@ def build_check_reports(library_digest: str) -> None:
         report_name = f"{stem.removesuffix('_adapter')}-report.json"
         report_json = (outdir / report_name).relative_to(ROOT).as_posix()
         adapter = script.relative_to(ROOT).as_posix()
-        cmd = [sys.executable, "-m", "posenc_ref.cli", "check", adapter, "--json", report_json]
+        cmd = [sys.executable, "-m", "posenc_ref_conformance", "check", adapter, "--json", report_json]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
         shown = proc.stdout.rstrip().replace(report_json, report_name)
         text = f"$ posenc-ref check {adapter} --json {report_name}\n{shown}\n$ echo $?\n{proc.returncode}\n"

@@ -16,13 +16,22 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import pathlib
 import sys
 from typing import Any
 
-from .base import Adapter, Capabilities, ModuleAdapter, Unsupported
+from .base import CANONICAL_FUNCTIONS, Adapter, Capabilities, ModuleAdapter, Unsupported
 
-__all__ = ["Adapter", "AdapterError", "Capabilities", "ModuleAdapter", "Unsupported", "load_adapter"]
+__all__ = [
+    "Adapter",
+    "AdapterError",
+    "Capabilities",
+    "ModuleAdapter",
+    "Unsupported",
+    "check_adapter",
+    "load_adapter",
+]
 
 
 class AdapterError(ValueError):
@@ -65,21 +74,37 @@ def _module_from_file(path: pathlib.Path) -> Any:
 
 
 def _wrap(obj: Any, label: str) -> Adapter:
+    """An Adapter from what ``label`` names: an instance, a subclass, a factory, or a module-like object."""
     if isinstance(obj, Adapter):
         return obj
-    if isinstance(obj, type) and issubclass(obj, Adapter):
-        return obj()
-    if callable(obj) and not isinstance(obj, type) and not hasattr(obj, "__dict__"):
-        return _wrap(obj(), label)
+    if isinstance(obj, type):
+        if issubclass(obj, Adapter):
+            return obj()
+        msg = f"adapter {label!r} names the class {obj.__name__}, which is not an Adapter subclass"
+        raise AdapterError(msg)
+    if inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj):
+        made = obj()  # a factory
+        if isinstance(made, Adapter) or inspect.ismodule(made):
+            return _wrap(made, label)
+        msg = f"adapter factory {label!r} returned {type(made).__name__}; expected an Adapter or a module"
+        raise AdapterError(msg)
     return ModuleAdapter(obj, name=label)
 
 
-def load_adapter(spec: str) -> Adapter:
-    """The adapter named by ``spec`` (see the module docstring); :class:`AdapterError` if none."""
-    spec = spec.strip()
-    if not spec:
-        msg = "adapter must be named: pass ADAPTER or set POSENC_REF_ADAPTER (e.g. 'posenc_ref')"
+def check_adapter(adapter: Adapter, label: str) -> list[str]:
+    """Refuse an adapter that implements no canonical function; return its warnings (misspelt names)."""
+    warnings = list(getattr(adapter, "warnings", []))
+    if not any(adapter.supports(f) for f in CANONICAL_FUNCTIONS):
+        detail = f" ({'; '.join(warnings)})" if warnings else ""
+        msg = (
+            f"adapter {label!r} implements none of the canonical functions "
+            f"({', '.join(CANONICAL_FUNCTIONS)}){detail}"
+        )
         raise AdapterError(msg)
+    return warnings
+
+
+def _load(spec: str) -> Adapter:
     builtin = _builtin(spec)
     if builtin is not None:
         return builtin
@@ -103,3 +128,24 @@ def load_adapter(spec: str) -> Adapter:
             raise AdapterError(msg)
         return _wrap(getattr(module, name), spec)
     return ModuleAdapter(module, name=spec)
+
+
+def load_adapter(spec: str) -> Adapter:
+    """The adapter named by ``spec`` (see the module docstring); :class:`AdapterError` if none.
+
+    Invalid ``CAPABILITIES`` and adapters that implement no canonical function
+    are AdapterErrors too (usage errors: nothing could be checked).
+    """
+    spec = spec.strip()
+    if not spec:
+        msg = "adapter must be named: pass ADAPTER or set POSENC_REF_ADAPTER (e.g. 'posenc_ref')"
+        raise AdapterError(msg)
+    try:
+        adapter = _load(spec)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, AdapterError):
+            raise
+        msg = f"adapter {spec!r}: {exc}"
+        raise AdapterError(msg) from exc
+    check_adapter(adapter, spec)
+    return adapter

@@ -41,11 +41,13 @@ Canonical calls (keyword names are part of the protocol)::
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from typing import Any, NoReturn
 
 __all__ = [
     "ALIBI_FORMS",
     "CANONICAL_FUNCTIONS",
+    "CANONICAL_OUTPUTS",
     "LAYOUTS",
     "SCALING_TYPES",
     "SINUSOIDAL_CONVENTIONS",
@@ -78,6 +80,12 @@ CANONICAL_FUNCTIONS = (
     "llama4_attn_scale",
     "attention",
 )
+#: Output names of the canonical functions with more than one output (the others return one array).
+CANONICAL_OUTPUTS = {
+    "rope_frequencies": ("inv_freq", "attention_factor"),
+    "rope_cos_sin": ("cos", "sin"),
+}
+DTYPES = ("float64", "float32")
 
 
 class Unsupported(NotImplementedError):
@@ -87,20 +95,41 @@ class Unsupported(NotImplementedError):
     """
 
 
+#: Capability fields holding a set of names, and the names each may contain.
+_CHOICES = {
+    "functions": CANONICAL_FUNCTIONS,
+    "dtypes": DTYPES,
+    "layouts": LAYOUTS,
+    "scaling_types": SCALING_TYPES,
+    "alibi_forms": ALIBI_FORMS,
+    "sinusoidal_conventions": SINUSOIDAL_CONVENTIONS,
+    "learned_offsets": LEARNED_OFFSETS,
+    "shaw_conventions": SHAW_CONVENTIONS,
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class Capabilities:
     """What an adapter supports; cases outside it are skipped with the reason.
 
     ``functions=None`` means every canonical function the adapter defines.
+    ``dtypes`` must name at least one of ``float64``, ``float32``.
     ``invalid_inputs=False`` skips every invalid-input case;
     ``data_dependent_errors=False`` only those whose error depends on array
     values (flag ``DataDependentCheck``), which lazy backends cannot check.
-    ``notes`` maps a function name to free text shown in reports (why it is
-    limited, what glue the adapter adds).
+    ``error_types``: names of exception classes the implementation raises for
+    bad input instead of (or besides) ``ValueError``/``TypeError``; an
+    invalid-input case passes on the error type the golden case names (or a
+    subclass), or on one of these.  ``notes`` maps a function name to free text
+    shown in reports (why it is limited, what glue the adapter adds).
+
+    Every field is checked when the object is made: a name outside the allowed
+    set, a string where a list is meant, or an empty ``dtypes`` is a ValueError /
+    TypeError naming the field.
     """
 
     functions: tuple[str, ...] | None = None
-    dtypes: tuple[str, ...] = ("float64", "float32")
+    dtypes: tuple[str, ...] = DTYPES
     layouts: tuple[str, ...] = LAYOUTS
     scaling_types: tuple[str, ...] = SCALING_TYPES
     alibi_forms: tuple[str, ...] = ALIBI_FORMS
@@ -109,7 +138,28 @@ class Capabilities:
     shaw_conventions: tuple[str, ...] = SHAW_CONVENTIONS
     invalid_inputs: bool = True
     data_dependent_errors: bool = True
+    error_types: tuple[str, ...] = ()
     notes: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, allowed in _CHOICES.items():
+            value = getattr(self, name)
+            if value is None and name == "functions":
+                continue
+            object.__setattr__(self, name, _names(value, name, allowed))
+        if not self.dtypes:
+            msg = f"dtypes must name at least one of {list(DTYPES)}; got []"
+            raise ValueError(msg)
+        object.__setattr__(self, "error_types", _names(self.error_types, "error_types", None))
+        for name in ("invalid_inputs", "data_dependent_errors"):
+            if not isinstance(getattr(self, name), bool):
+                msg = f"{name} must be True or False; got {getattr(self, name)!r}"
+                raise TypeError(msg)
+        if not isinstance(self.notes, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in self.notes.items()
+        ):
+            msg = f"notes must be a dict of function name -> text; got {self.notes!r}"
+            raise TypeError(msg)
 
     @classmethod
     def from_any(cls, value: Any) -> Capabilities:
@@ -118,14 +168,34 @@ class Capabilities:
         if isinstance(value, cls):
             return value
         if isinstance(value, dict):
-            fields = {f.name for f in dataclasses.fields(cls)}
-            unknown = sorted(set(value) - fields)
+            fields = [f.name for f in dataclasses.fields(cls)]
+            unknown = sorted(set(value) - set(fields))
             if unknown:
-                msg = f"CAPABILITIES must only use the keys {sorted(fields)}; got {unknown}"
+                hints = [
+                    f"{u!r} -> {m[0]!r}" for u in unknown if (m := difflib.get_close_matches(u, fields, 1))
+                ]
+                hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
+                msg = f"CAPABILITIES must only use the keys {fields}; got {unknown}{hint}"
                 raise ValueError(msg)
-            return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in value.items()})
+            return cls(**value)
         msg = f"CAPABILITIES must be a Capabilities or a dict; got {type(value).__name__}"
         raise TypeError(msg)
+
+
+def _names(value: Any, field: str, allowed: tuple[str, ...] | None) -> tuple[str, ...]:
+    """``value`` (a list or tuple of strings, each in ``allowed``) as a tuple; TypeError/ValueError else."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set, frozenset)):
+        msg = f"{field} must be a list of strings; got {value!r}"
+        raise TypeError(msg)
+    if not all(isinstance(v, str) for v in value):
+        msg = f"{field} must be a list of strings; got {value!r}"
+        raise TypeError(msg)
+    if allowed is not None:
+        unknown = [v for v in value if v not in allowed]
+        if unknown:
+            msg = f"{field} must be chosen from {list(allowed)}; got {unknown}"
+            raise ValueError(msg)
+    return tuple(value)
 
 
 class Adapter:
@@ -222,7 +292,11 @@ class Adapter:
 
 
 class ModuleAdapter(Adapter):
-    """Wraps a module (or any object) that defines canonical functions by name."""
+    """Wraps a module (or any object) that defines canonical functions by name.
+
+    ``warnings`` lists names the module defines that look like misspelt canonical
+    functions (``rope_cos_sins``); they are reported, since their cases are skipped.
+    """
 
     def __init__(self, module: Any, name: str | None = None) -> None:
         self._module = module
@@ -232,6 +306,13 @@ class ModuleAdapter(Adapter):
             impl = getattr(module, function, None)
             if callable(impl):
                 setattr(self, function, impl)
+        self.warnings = [
+            f"{self.name} defines {attr!r}, which is not a canonical function: did you mean {close[0]!r}?"
+            for attr in sorted(set(dir(module)) - set(CANONICAL_FUNCTIONS))
+            if not attr.startswith("_")
+            and callable(getattr(module, attr, None))
+            and (close := difflib.get_close_matches(attr, CANONICAL_FUNCTIONS, 1, 0.85))
+        ]
 
     def supports(self, function: str) -> bool:
         declared = self.capabilities.functions

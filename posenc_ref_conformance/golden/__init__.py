@@ -8,22 +8,105 @@ generator and lint live in :mod:`.generate` and :mod:`.lint`; they need mpmath
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
 from typing import Any
 
-__all__ = ["SCHEMA_PATH", "VECTORS_DIR", "load", "load_index"]
+__all__ = ["SCHEMA_PATH", "VECTORS_DIR", "GoldenError", "load", "load_index", "verify"]
 
 VECTORS_DIR = pathlib.Path(__file__).with_name("vectors")
 SCHEMA_PATH = pathlib.Path(__file__).with_name("golden_schema_v1.json")
+FORMAT_VERSIONS = (1,)
+
+
+class GoldenError(ValueError):
+    """The golden vectors are damaged, incomplete or edited: the suite refuses to run on them."""
 
 
 def load_index(directory: pathlib.Path = VECTORS_DIR) -> dict[str, Any]:
-    """The manifest ``index.json``."""
+    """The manifest ``index.json`` (parsed, not verified)."""
     return json.loads((directory / "index.json").read_text(encoding="ascii"))
 
 
+def _parse(path: pathlib.Path) -> tuple[bytes, Any]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        msg = f"{path}: cannot be read ({exc.strerror or exc})"
+        raise GoldenError(msg) from exc
+    try:
+        return data, json.loads(data.decode("ascii"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        msg = f"{path}: not a valid golden JSON file (truncated or edited?): {exc}"
+        raise GoldenError(msg) from exc
+
+
+def verify(directory: pathlib.Path = VECTORS_DIR) -> list[dict[str, Any]]:
+    """Every golden file of ``directory``, parsed, after proving the set is intact.
+
+    Checks: ``index.json`` parses (and, for the shipped set, has the SHA-256
+    pinned in ``_pin.py``); every file it lists exists, has the listed SHA-256,
+    parses, holds the listed function and case count, and carries a correct
+    self-checksum; case ids are unique across files; the directory holds no
+    unlisted ``.json`` file; ``totalCases`` adds up.  The first problem is a
+    :class:`GoldenError` naming the file.  (``posenc-ref golden lint`` checks much
+    more, including the schema and byte-for-byte reproduction, and needs mpmath.)
+    """
+    from . import _format, _pin
+
+    directory = pathlib.Path(directory)
+    if not directory.is_dir():
+        msg = f"{directory}: no such golden-vector directory"
+        raise GoldenError(msg)
+    index_path = directory / "index.json"
+    index_bytes, index = _parse(index_path)
+    if (
+        directory.resolve() == VECTORS_DIR.resolve()
+        and hashlib.sha256(index_bytes).hexdigest() != _pin.INDEX_SHA256
+    ):
+        msg = f"{index_path}: differs from the index this version of posenc-ref shipped (edited?)"
+        raise GoldenError(msg)
+    if not isinstance(index, dict) or index.get("formatVersion") not in FORMAT_VERSIONS:
+        msg = f"{index_path}: formatVersion must be one of {list(FORMAT_VERSIONS)}"
+        raise GoldenError(msg)
+    docs, seen = [], {}
+    listed = {entry["file"] for entry in index.get("files", [])}
+    for entry in index.get("files", []):
+        path = directory / entry["file"]
+        data, doc = _parse(path)
+        if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+            msg = f"{path}: its SHA-256 differs from index.json's (edited or truncated?)"
+            raise GoldenError(msg)
+        recorded = doc.get("checksum", {}).get("value", "") if isinstance(doc, dict) else ""
+        if not recorded or _format.checksum_of(data, recorded) != recorded:
+            msg = f"{path}: its own checksum is wrong (edited?)"
+            raise GoldenError(msg)
+        cases = doc.get("cases", [])
+        if doc.get("function") != entry.get("function") or len(cases) != doc.get("numberOfCases"):
+            msg = f"{path}: function or number of cases differs from the file's header"
+            raise GoldenError(msg)
+        if len(cases) != entry.get("numberOfCases"):
+            msg = f"{path}: holds {len(cases)} cases; index.json lists {entry.get('numberOfCases')}"
+            raise GoldenError(msg)
+        for case in cases:
+            if case["id"] in seen:
+                msg = f"{path}: case id {case['id']!r} is duplicated (also in {seen[case['id']]})"
+                raise GoldenError(msg)
+            seen[case["id"]] = path.name
+        docs.append(doc)
+    extra = sorted(
+        p.name for p in directory.glob("*.json") if p.name != "index.json" and p.name not in listed
+    )
+    if extra:
+        msg = f"{directory}: holds {extra}, which index.json does not list"
+        raise GoldenError(msg)
+    if index.get("totalCases") != len(seen):
+        msg = f"{index_path}: totalCases {index.get('totalCases')} but the files hold {len(seen)} cases"
+        raise GoldenError(msg)
+    return docs
+
+
 def load(directory: pathlib.Path = VECTORS_DIR) -> list[dict[str, Any]]:
-    """Every golden file listed in the manifest, parsed, in manifest order."""
-    index = load_index(directory)
-    return [json.loads((directory / entry["file"]).read_text(encoding="ascii")) for entry in index["files"]]
+    """Every golden file listed in the manifest, verified (see :func:`verify`), in manifest order."""
+    return verify(directory)

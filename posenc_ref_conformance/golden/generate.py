@@ -195,9 +195,25 @@ def build(digits: int = oracle.DEFAULT_DIGITS) -> dict[str, bytes]:
     return out
 
 
+PIN_PATH = pathlib.Path(__file__).with_name("_pin.py")
+
+
+def pin_bytes(index: bytes) -> bytes:
+    """The source of ``_pin.py``: the SHA-256 of the shipped ``index.json``."""
+    return (
+        '"""SHA-256 of the shipped ``vectors/index.json``; written by ``posenc-ref golden generate``.\n\n'
+        "``index.json`` lists the SHA-256 of every golden file, so this one digest pins the whole\n"
+        "shipped set: :func:`posenc_ref_conformance.golden.verify` refuses vectors that differ.\n"
+        '"""\n\n'
+        f'INDEX_SHA256 = "{hashlib.sha256(index).hexdigest()}"\n'
+    ).encode("ascii")
+
+
 def _outputs(directory: pathlib.Path) -> dict[pathlib.Path, bytes]:
     files = {directory / name: data for name, data in build().items()}
     files[SCHEMA_PATH] = schema_bytes()
+    if directory.resolve() == VECTORS_DIR.resolve():
+        files[PIN_PATH] = pin_bytes(files[directory / "index.json"])
     return files
 
 

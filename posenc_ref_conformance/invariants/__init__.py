@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from ..adapters.base import Adapter
-from ..compare import Mismatch
+from ..compare import Mismatch, as_numpy
+from ..isolation import CallFailed
+from ..results import CaseResult
 
 __all__ = ["INVARIANTS", "Invariant", "InvariantFailure", "run_invariants"]
 
@@ -67,15 +69,16 @@ def invariant(
 
 def host(x: Any, dtype: str | None = None) -> np.ndarray:
     """An adapter output as a float64 (or given dtype) NumPy array."""
-    from ..compare import as_numpy
-
     a = as_numpy(x)
     return a.astype(np.float64) if dtype is None else a.astype(dtype)
 
 
-def run_invariants(adapter: Adapter, *, only: set[str] | None = None) -> list[Any]:
-    """Run every registered invariant once, at float64 if the adapter has it, else float32."""
-    from ..runner import CaseResult
+def run_invariants(adapter: Adapter, *, only: set[str] | None = None) -> list[CaseResult]:
+    """Run every registered invariant once, at float64 if the adapter has it, else float32.
+
+    ``adapter`` is the suite's :class:`~..isolation.ProxyAdapter`: its calls return
+    host arrays or raise :class:`~..isolation.CallFailed` (skip when unsupported).
+    """
     from . import alibi, nope, relative, rope, sinusoidal, t5  # noqa: F401 - registration
 
     dtype = "float64" if "float64" in adapter.capabilities.dtypes else "float32"
@@ -93,17 +96,16 @@ def run_invariants(adapter: Adapter, *, only: set[str] | None = None) -> list[An
             continue
         try:
             err = inv.check(adapter, dtype, np.random.default_rng(inv.seed))
-        except NotImplementedError as exc:  # Unsupported, or a third party's own
+        except NotImplementedError as exc:  # CallUnsupported: the adapter raised Unsupported
             out.append(dataclasses.replace(base, detail=f"unsupported: {exc}"))
-        except (InvariantFailure, Mismatch) as exc:
+        except (InvariantFailure, Mismatch, CallFailed) as exc:
             out.append(dataclasses.replace(base, status="fail", detail=str(exc)))
-        except Exception as exc:
+        except Exception as exc:  # the adapter's output broke the check's own arithmetic
             where = traceback.extract_tb(exc.__traceback__)[-1]
-            out.append(
-                dataclasses.replace(
-                    base, status="fail", detail=f"raised {type(exc).__name__}: {exc} [line {where.lineno}]"
-                )
+            detail = (
+                f"the adapter's output broke the check: {type(exc).__name__}: {exc} [line {where.lineno}]"
             )
+            out.append(dataclasses.replace(base, status="fail", detail=detail))
         else:
             out.append(dataclasses.replace(base, status="pass", max_abs_err=float(err)))
     return out

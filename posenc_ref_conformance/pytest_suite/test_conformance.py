@@ -1,4 +1,10 @@
-"""One pytest item per conformance result (see :mod:`posenc_ref_conformance.pytest_plugin`)."""
+"""One pytest item per conformance result (see :mod:`posenc_ref_conformance.pytest_plugin`).
+
+Items are named by result id (``rope_cos_sin/half/basic-d8[float64]``); a last
+item, ``test_something_was_compared``, fails when the run compared nothing (or
+nothing of a scheme named by ``--posenc-only``), so an adapter that tests
+nothing can never leave a green run of skips.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from posenc_ref_conformance.runner import CaseResult
+from posenc_ref_conformance.results import CaseResult
 
 _KEY = "_posenc_ref_conformance_report"
 
@@ -22,24 +28,28 @@ def _report(config: pytest.Config) -> Any:
     cached = getattr(config, _KEY, None)
     if cached is not None:
         return cached
-    from posenc_ref_conformance.adapters import AdapterError, load_adapter
+    from posenc_ref_conformance.adapters import AdapterError
+    from posenc_ref_conformance.golden import GoldenError
+    from posenc_ref_conformance.isolation import DEFAULT_TIMEOUT
     from posenc_ref_conformance.runner import load_xfails, run
 
     spec = _option(config, "posenc_adapter", "POSENC_REF_ADAPTER")
     if not spec:
         msg = "conformance suite: pass --posenc-adapter SPEC (or set POSENC_REF_ADAPTER)"
         raise pytest.UsageError(msg)
-    try:
-        adapter = load_adapter(spec)
-    except AdapterError as exc:
-        raise pytest.UsageError(str(exc)) from exc
     xfail_file = _option(config, "posenc_xfails")
     only = _option(config, "posenc_only")
-    report = run(
-        adapter,
-        xfails=load_xfails(xfail_file) if xfail_file else (),
-        only=[s for s in only.split(",") if s] if only else None,
-    )
+    timeout = _option(config, "posenc_timeout", "POSENC_REF_TIMEOUT")
+    try:
+        report = run(
+            spec,
+            xfails=load_xfails(xfail_file) if xfail_file else (),
+            only=[s for s in only.split(",") if s] if only else None,
+            timeout=float(timeout) if timeout else DEFAULT_TIMEOUT,
+        )
+    except (AdapterError, GoldenError, ValueError, OSError) as exc:
+        msg = f"conformance suite: {exc}"
+        raise pytest.UsageError(msg) from exc
     if report.stale_xfails:
         warnings.warn(
             f"stale xfail entries (match no result): {report.stale_xfails}", UserWarning, stacklevel=1
@@ -62,3 +72,12 @@ def test_conformance(conformance_result: CaseResult) -> None:
         pytest.xfail(r.detail)
     if r.status == "fail":
         pytest.fail(f"{r.result_id}: {r.detail} (flags: {', '.join(r.flags) or '-'})", pytrace=False)
+
+
+def test_something_was_compared(request: pytest.FixtureRequest) -> None:
+    report = _report(request.config)
+    missing = report.uncompared()
+    if missing:
+        reasons = "; ".join(f"{n}x {reason}" for reason, n in report.skip_reasons())
+        what = "anything" if missing == ["everything"] else ", ".join(missing)
+        pytest.fail(f"NOTHING TESTED: no result was compared for {what} ({reasons})", pytrace=False)
