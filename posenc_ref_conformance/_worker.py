@@ -53,7 +53,7 @@ def main() -> None:
         if request[0] != "call":
             return
         _, function, args, kwargs = request
-        outcome = isolation.execute(adapter, function, args, kwargs)
+        outcome = isolation.execute(adapter, function, args, kwargs, own_process=True)
         sys.stdout.flush()
         sys.stderr.flush()
         isolation.write_frame(proto_out, ("done", outcome))

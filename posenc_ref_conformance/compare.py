@@ -11,7 +11,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Mismatch", "Verdict", "as_numpy", "compare_output", "ulp_distance"]
+__all__ = [
+    "Mismatch",
+    "PhaseBound",
+    "Verdict",
+    "as_numpy",
+    "compare_output",
+    "product_bound",
+    "ulp_distance",
+]
 
 _FLOAT_DTYPES = {"float64": np.float64, "float32": np.float32}
 
@@ -25,12 +33,23 @@ class Mismatch(Exception):
 
 @dataclasses.dataclass
 class Verdict:
-    """Result of one comparison: pass or not, worst absolute error and ulp distance."""
+    """Result of one comparison.
+
+    ``ok``: every judged element is within tolerance.  ``judged`` / ``beyond``:
+    elements compared, and elements whose precision-class bound is too wide to
+    say anything (not judged; see :func:`product_bound`).  ``max_abs_err`` and
+    ``worst_position`` cover every element, judged or not (the accuracy grade).
+    ``exact``: every element is within the exact-class tolerance.
+    """
 
     ok: bool
     max_abs_err: float = 0.0
     max_ulp: float = 0.0
     detail: str = ""
+    judged: int = 0
+    beyond: int = 0
+    worst_position: int | None = None
+    exact: bool = True
 
 
 def as_numpy(x: Any) -> np.ndarray:
@@ -109,6 +128,59 @@ def _rowshift(
     return shifted[mask], expected[mask]
 
 
+@dataclasses.dataclass(frozen=True)
+class PhaseBound:
+    """The per-element tolerance of a precision class, its not-judged mask and each element's position."""
+
+    bound: np.ndarray
+    beyond: np.ndarray
+    positions: np.ndarray
+    label: str
+
+
+#: Unit roundoff of each run dtype.
+UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24}
+#: Unit roundoffs of error the product class allows on top of the angle's (trig, factors, output rounding).
+PRODUCT_CONSTANT = 8.0
+#: A product-class bound above this fraction of the output's scale cannot tell right from wrong.
+BEYOND_FRACTION = 1.0 / 16
+
+
+def product_bound(phase: dict[str, Any], shape: tuple[int, ...], dtype: str) -> PhaseBound:
+    """The ``product`` precision class's tolerance for each element of an output of ``shape``.
+
+    The class: positions cast to ``dtype`` (unit roundoff ``u``), the angle the
+    rounded product of position and frequency, then cos/sin in ``dtype``.  Each
+    step rounds once, so with ``e`` the frequencies' relative error in units of
+    ``u`` (``phase["frequencyError"]``), the angle is off by at most
+    ``(2 + e) u |m theta|`` (to first order), and cos/sin move by no more than
+    their argument.  Adding ``PRODUCT_CONSTANT`` unit roundoffs for the trig
+    functions, the attention factor and the final rounding, an element of scale
+    ``s`` is within::
+
+        s u ((2 + e) |m theta| + PRODUCT_CONSTANT)
+
+    of the exact value.  Elements where that exceeds ``BEYOND_FRACTION * s`` are
+    *beyond precision*: any value near the right size would pass, so they are
+    reported but not judged.  Derivation: docs/guide/tolerance.md.
+    """
+    from .golden import _format
+
+    u = UNIT_ROUNDOFF[dtype]
+    positions = np.abs(_format.decode(phase["positions"]).astype(np.float64))
+    frequencies = np.abs(_format.decode(phase["frequencies"]))
+    angle = positions[..., None] * frequencies
+    scale = float(phase["scale"])
+    bound = scale * u * ((2.0 + float(phase["frequencyError"])) * angle + PRODUCT_CONSTANT)
+    at = np.broadcast_to(positions[..., None], angle.shape)
+    return PhaseBound(
+        np.broadcast_to(bound, shape),
+        np.broadcast_to(bound > BEYOND_FRACTION * scale, shape),
+        np.broadcast_to(at, shape),
+        f"{dtype} product",
+    )
+
+
 def compare_output(
     actual: Any,
     expected: np.ndarray,
@@ -120,8 +192,14 @@ def compare_output(
     acceptable: np.ndarray | None = None,
     mode: str = "allclose",
     positions: tuple[np.ndarray, np.ndarray] | None = None,
+    phase: PhaseBound | None = None,
 ) -> Verdict:
-    """Compare one output; raises :class:`Mismatch` for wrong shape, dtype, or non-finite values."""
+    """Compare one output; raises :class:`Mismatch` for wrong shape, dtype, or non-finite values.
+
+    ``tolerance`` is the exact class's (stored in the golden file); ``phase``, when
+    given, widens it per element to the declared precision class's bound and
+    marks the elements beyond precision.
+    """
     a = as_numpy(actual)
     _check_form(a, expected, kind, dtype, name)
     if kind in ("int", "bool"):
@@ -137,7 +215,7 @@ def compare_output(
             f"{int(np.argmin(good.ravel()))}: {a.ravel()[np.argmin(good.ravel())]!r} != "
             f"{expected.ravel()[np.argmin(good.ravel())]!r})"
         )
-        return Verdict(bad == 0, err, 0.0, detail)
+        return Verdict(bad == 0, err, 0.0, detail, judged=int(a.size))
     tol = tolerance or {"atol": 0.0, "rtol": 0.0, "maxUlp": 0}
     if mode == "causal_rowshift" and positions is not None:
         a64, e = _rowshift(a, expected, *positions)
@@ -146,24 +224,51 @@ def compare_output(
         a64, e = a.astype(np.float64), expected
         ulps = ulp_distance(a, e, dtype) if a.size else np.zeros(0)
     err = np.abs(a64 - e)
-    good = (err <= tol["atol"] + tol["rtol"] * np.abs(e)) | (ulps <= tol.get("maxUlp", 0))
-    if mode == "causal_rowshift":
-        good = err <= tol["atol"] + tol["rtol"] * np.abs(e)
+    exact_ok = err <= tol["atol"] + tol["rtol"] * np.abs(e)
+    if mode != "causal_rowshift":
+        exact_ok |= ulps <= tol.get("maxUlp", 0)
+    good, judged = exact_ok, np.ones(err.shape, dtype=bool)
+    if phase is not None and mode != "causal_rowshift":
+        good = exact_ok | (err <= phase.bound)
+        judged = ~phase.beyond
     max_err = float(np.max(err)) if err.size else 0.0
     # Near zero the ulp count explodes (there are ~4e18 float64 values between 0 and 1e-17):
     # the reported ulp statistic covers |expected| >= 2**-32; there the absolute error is the measure.
     counted = ulps[np.abs(e) >= ULP_FLOOR]
     max_ulp = float(np.max(counted)) if counted.size else 0.0
-    if bool(np.all(good)):
-        return Verdict(True, max_err, max_ulp)
-    worst = int(np.argmax(np.where(good, -1.0, err)))
-    detail = (
-        f"{name}: {int(np.sum(~good))} of {good.size} elements outside atol={tol['atol']:.3g} "
-        f"rtol={tol['rtol']:.3g} maxUlp={tol.get('maxUlp', 0)}; worst at flat index {worst}: "
-        f"{float(a64.ravel()[worst])!r} vs {float(e.ravel()[worst])!r} "
-        f"(abs err {float(err.ravel()[worst]):.3g})"
+    worst_at = int(np.argmax(err)) if err.size else 0
+    worst_position = int(phase.positions.ravel()[worst_at]) if phase is not None and err.size else None
+    n_judged, n_beyond = int(np.sum(judged)), int(np.sum(~judged))
+    verdict = Verdict(
+        bool(np.all(good | ~judged)),
+        max_err,
+        max_ulp,
+        "",
+        judged=n_judged,
+        beyond=n_beyond,
+        worst_position=worst_position,
+        exact=bool(np.all(exact_ok)),
     )
-    return Verdict(False, max_err, max_ulp, detail)
+    failing = ~good & judged
+    if not np.any(failing):
+        if n_beyond:
+            verdict.detail = (
+                f"{name}: {n_beyond} of {err.size} elements beyond the {phase.label}-class bound "  # type: ignore[union-attr]
+                f"(not judged; worst error {max_err:.3g})"
+            )
+        return verdict
+    worst = int(np.argmax(np.where(failing, err, -1.0)))
+    allowed = tol["atol"] + tol["rtol"] * abs(float(e.ravel()[worst]))
+    if phase is not None:
+        allowed = max(allowed, float(phase.bound.ravel()[worst]))
+    where = f" (position {int(phase.positions.ravel()[worst])})" if phase is not None else ""
+    verdict.detail = (
+        f"{name}: {int(np.sum(failing))} of {n_judged} judged elements outside tolerance; worst at flat "
+        f"index {worst}{where}: {float(a64.ravel()[worst])!r} vs {float(e.ravel()[worst])!r} "
+        f"(abs err {float(err.ravel()[worst]):.3g}, allowed {allowed:.3g}"
+        f"{', ' + phase.label + ' class' if phase is not None else ''})"
+    )
+    return verdict
 
 
 def finite_max(values: list[float]) -> float:

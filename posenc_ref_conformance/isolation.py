@@ -157,17 +157,24 @@ def _exception_outcome(exc: BaseException) -> Outcome:
     return Outcome("raised", error_type=type(exc).__name__, error_bases=bases, message=message, where=where)
 
 
-def execute(adapter: Adapter, function: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Outcome:
-    """Call ``adapter.<function>`` on copies of the arguments; every outcome becomes an Outcome."""
+def execute(
+    adapter: Adapter, function: str, args: tuple[Any, ...], kwargs: dict[str, Any], *, own_process: bool
+) -> Outcome:
+    """Call ``adapter.<function>`` on copies of the arguments; every outcome becomes an Outcome.
+
+    ``own_process``: the worker, which silences torch's warning about our
+    read-only arrays once for good; in the suite's process it is silenced
+    around the call only, leaving the caller's warning filters as they were.
+    """
     args = tuple(_read_only(a) for a in args)
     kwargs = {k: _read_only(v) for k, v in kwargs.items()}
+    outputs = len(CANONICAL_OUTPUTS.get(function, ("out",)))
     try:
+        if own_process:
+            return Outcome("ok", to_host(getattr(adapter, function)(*args, **kwargs), outputs))
         with warnings.catch_warnings():
-            warnings.filterwarnings(
-                "ignore", message=TORCH_READONLY_WARNING
-            )  # torch.from_numpy on our copies
-            value = getattr(adapter, function)(*args, **kwargs)
-            return Outcome("ok", to_host(value, len(CANONICAL_OUTPUTS.get(function, ("out",)))))
+            warnings.filterwarnings("ignore", message=TORCH_READONLY_WARNING)  # torch.from_numpy, read-only
+            return Outcome("ok", to_host(getattr(adapter, function)(*args, **kwargs), outputs))
     except Mismatch as exc:
         return Outcome("bad-output", message=str(exc))
     except KeyboardInterrupt:
@@ -217,7 +224,7 @@ class InProcessExecutor:
         self.info = describe_adapter(adapter)
 
     def call(self, function: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Outcome:
-        return execute(self._adapter, function, args, kwargs)
+        return execute(self._adapter, function, args, kwargs, own_process=False)
 
     def close(self) -> str:
         return ""

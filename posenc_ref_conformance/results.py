@@ -5,7 +5,10 @@ the CLI and the pytest plugin.
 
 Statuses of one result: ``pass`` and ``fail`` (compared), ``xfail`` / ``xpass``
 (compared, named in the adopter's xfail file), ``skip`` (not compared: outside
-the adapter's declared capabilities, or the adapter raised ``Unsupported``).
+the adapter's declared capabilities, or the adapter raised ``Unsupported``),
+``beyond-precision`` (compared, but every element's bound under the adapter's
+declared precision class is too wide to tell right from wrong: reported with its
+error, neither pass nor fail).
 
 Verdicts of a run (:attr:`Report.verdict`, the ``RESULT:`` line and the exit code):
 
@@ -40,7 +43,7 @@ __all__ = [
 ]
 
 SCHEMES = ("sinusoidal", "learned", "rope", "t5", "alibi", "shaw", "nope", "attention")
-STATUSES = ("pass", "fail", "skip", "xfail", "xpass")
+STATUSES = ("pass", "fail", "skip", "xfail", "xpass", "beyond-precision")
 #: Statuses of results that were compared with the expected value (or error).
 COMPARED = ("pass", "fail", "xfail", "xpass")
 EXIT_CODES = {"PASS": 0, "FAIL": 1, "NOTHING TESTED": 3}
@@ -62,6 +65,9 @@ class CaseResult:
     max_ulp: float | None = None
     flags: tuple[str, ...] = ()
     detail: str = ""
+    worst_position: int | None = None
+    exact: bool | None = None
+    phase: str | None = None
 
     @property
     def result_id(self) -> str:
@@ -129,13 +135,46 @@ class Report:
             entry: dict[str, Any] = {s: counts.get(s, 0) for s in STATUSES}
             entry["compared"] = sum(counts.get(s, 0) for s in COMPARED)
             for dtype in ("float64", "float32"):
-                done = [r for r in rows if r.dtype == dtype and r.compared]
+                done = [r for r in rows if r.dtype == dtype and r.max_abs_err is not None]
                 errs = [r.max_abs_err for r in done if r.max_abs_err is not None]
                 ulps = [r.max_ulp for r in done if r.max_ulp is not None]
                 entry[f"max_abs_err_{dtype}"] = max(errs) if errs else None
                 entry[f"max_ulp_{dtype}"] = max(ulps) if ulps else None
             table[scheme] = entry
         return table
+
+    def accuracy(self) -> list[dict[str, Any]]:
+        """Per phase-computing function and dtype: the worst error against the exact value, and where.
+
+        ``within``: ``exact`` when every element of every case met the exact class's
+        tolerance, else the adapter's declared class when every judged element met
+        its bound, else ``neither``.
+        """
+        groups: dict[tuple[str, str], list[CaseResult]] = {}
+        for r in self.results:
+            if r.phase is not None and r.max_abs_err is not None:
+                groups.setdefault((r.function, r.dtype), []).append(r)
+        grades = []
+        for (function, dtype), rows in groups.items():
+            worst = max(rows, key=lambda r: r.max_abs_err or 0.0)
+            if all(r.exact for r in rows):
+                within = "exact"
+            elif any(r.status in ("fail", "xfail") for r in rows):
+                within = "neither"
+            else:
+                within = worst.phase or "-"
+            grades.append(
+                {
+                    "function": function,
+                    "dtype": dtype,
+                    "phase": worst.phase,
+                    "worst": worst.max_abs_err,
+                    "position": worst.worst_position,
+                    "case": worst.id,
+                    "within": within,
+                }
+            )
+        return grades
 
     def skip_reasons(self, limit: int = 5) -> list[tuple[str, int]]:
         """The most frequent reasons for skipped results."""
@@ -153,6 +192,7 @@ class Report:
             "uncompared": self.uncompared(),
             "counts": dict(self.counts()),
             "schemes": self.by_scheme(),
+            "accuracy": self.accuracy(),
             "staleXfails": self.stale_xfails,
             "warnings": self.warnings,
             "adapterOutput": self.adapter_output,
@@ -183,14 +223,14 @@ class Report:
             "",
         ]
         head = (
-            f"{'scheme':<12}{'ran':>5}{'pass':>6}{'fail':>6}{'skip':>6}{'xfail':>7}"
+            f"{'scheme':<12}{'ran':>5}{'pass':>6}{'fail':>6}{'skip':>6}{'xfail':>7}{'beyond':>8}"
             f"{'max abs err f64':>17}{'max ulp f64':>13}{'max abs err f32':>17}{'max ulp f32':>13}"
         )
         lines += [head, "-" * len(head)]
         for scheme, row in self.by_scheme().items():
             lines.append(
                 f"{scheme:<12}{row['compared']:>5}{row['pass'] + row['xpass']:>6}{row['fail']:>6}"
-                f"{row['skip']:>6}{row['xfail']:>7}"
+                f"{row['skip']:>6}{row['xfail']:>7}{row['beyond-precision']:>8}"
                 f"{fmt(row['max_abs_err_float64'], '.3g'):>17}{fmt(row['max_ulp_float64'], '.4g'):>13}"
                 f"{fmt(row['max_abs_err_float32'], '.3g'):>17}{fmt(row['max_ulp_float32'], '.4g'):>13}"
             )
@@ -199,7 +239,7 @@ class Report:
         lines += [
             "-" * len(head),
             f"{'total':<12}{compared:>5}{c['pass'] + c['xpass']:>6}{c['fail']:>6}"
-            f"{c['skip']:>6}{c['xfail']:>7}",
+            f"{c['skip']:>6}{c['xfail']:>7}{c['beyond-precision']:>8}",
         ]
         bad = [r for r in self.results if r.status == "fail"]
         if bad:
@@ -214,6 +254,19 @@ class Report:
             )
         if self.stale_xfails:
             lines.append("\nstale xfail entries (match no result): " + ", ".join(self.stale_xfails))
+        grades = self.accuracy()
+        if grades:
+            lines += [
+                "",
+                "accuracy against the exact value (worst element over every case, judged or not):",
+                f"  {'function':<18}{'dtype':<9}{'phase class':<13}{'worst error':>12}{'at position':>13}"
+                f"  {'within':<8}case",
+            ]
+            lines += [
+                f"  {g['function']:<18}{g['dtype']:<9}{g['phase'] or '-':<13}{g['worst']:>12.3g}"
+                f"{g['position'] if g['position'] is not None else '-':>13}  {g['within']:<8}{g['case']}"
+                for g in grades
+            ]
         lines += [f"\nwarning: {w}" for w in self.warnings]
         missing = self.uncompared()
         if missing:

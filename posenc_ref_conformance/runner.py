@@ -37,7 +37,7 @@ from .adapters.base import (
     SINUSOIDAL_CONVENTIONS,
     Adapter,
 )
-from .compare import Mismatch, Verdict, compare_output
+from .compare import Mismatch, PhaseBound, Verdict, compare_output, product_bound
 from .golden import _format
 from .isolation import DEFAULT_TIMEOUT, InProcessExecutor, Outcome, ProxyAdapter, WorkerExecutor
 from .results import SCHEMES, CaseResult, Report
@@ -207,14 +207,32 @@ def _run_case(
         return dataclasses.replace(base, status="fail", detail=outcome.describe())
     fresh = _decode_inputs(case, doc["castInputs"], dtype)  # judged against the suite's own copy
     try:
-        return _judge(doc, case, fresh, outcome.value, base, dtype)
+        return _judge(adapter, doc, case, fresh, outcome.value, base, dtype)
     except Exception as exc:  # an output the comparison cannot digest is the adapter's failure
         return dataclasses.replace(
             base, status="fail", detail=f"the output cannot be compared: {type(exc).__name__}: {exc}"
         )
 
 
+def _phase_bound(
+    adapter: ProxyAdapter,
+    doc: dict[str, Any],
+    case: dict[str, Any],
+    shape: tuple[int, ...],
+    dtype: str | None,
+) -> PhaseBound | None:
+    """The declared precision class's per-element bound (``None`` for cases without phase data)."""
+    if "phase" not in case or dtype is None:
+        return None
+    bound = product_bound(case["phase"], shape, dtype)
+    if adapter.capabilities.phase_of(doc["function"]) == "product":
+        return bound
+    zero = np.zeros(shape)
+    return PhaseBound(zero, zero.astype(bool), bound.positions, f"{dtype} exact")
+
+
 def _judge(
+    adapter: ProxyAdapter,
     doc: dict[str, Any],
     case: dict[str, Any],
     inputs: dict[str, Any],
@@ -245,17 +263,24 @@ def _judge(
                     acceptable=None if acceptable is None else _format.decode(acceptable),
                     mode=case.get("compare", "allclose"),
                     positions=positions,
+                    phase=_phase_bound(adapter, doc, case, expected.shape, dtype),
                 )
             )
     except Mismatch as exc:
         return dataclasses.replace(base, status="fail", detail=str(exc))
     ok = all(v.ok for v in verdicts)
+    judged = sum(v.judged for v in verdicts)
+    status = "fail" if not ok else ("pass" if judged else "beyond-precision")
+    worst = max(verdicts, key=lambda v: v.max_abs_err)
     return dataclasses.replace(
         base,
-        status="pass" if ok else "fail",
-        max_abs_err=max(v.max_abs_err for v in verdicts),
+        status=status,
+        max_abs_err=worst.max_abs_err,
         max_ulp=max(v.max_ulp for v in verdicts),
         detail="; ".join(v.detail for v in verdicts if v.detail),
+        worst_position=worst.worst_position,
+        exact=all(v.exact for v in verdicts),
+        phase=adapter.capabilities.phase_of(doc["function"]) if "phase" in case else None,
     )
 
 
@@ -270,7 +295,8 @@ def _golden_results(
         for case in doc["cases"]:
             dtypes = doc["dtypes"] if doc["dtypes"][0] in ("float64", "float32") else [None]
             for dtype in dtypes:
-                if not supported or (dtype is not None and dtype not in adapter.capabilities.dtypes):
+                declared = adapter.capabilities.dtypes_of(doc["function"])
+                if not supported or (dtype is not None and dtype not in declared):
                     why = "function not implemented" if not supported else f"dtype {dtype} not supported"
                     results.append(
                         CaseResult(

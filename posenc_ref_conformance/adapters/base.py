@@ -86,6 +86,8 @@ CANONICAL_OUTPUTS = {
     "rope_cos_sin": ("cos", "sin"),
 }
 DTYPES = ("float64", "float32")
+#: Precision classes of phase computations (see Capabilities.phase).
+PHASES = ("exact", "product")
 
 
 class Unsupported(NotImplementedError):
@@ -98,7 +100,6 @@ class Unsupported(NotImplementedError):
 #: Capability fields holding a set of names, and the names each may contain.
 _CHOICES = {
     "functions": CANONICAL_FUNCTIONS,
-    "dtypes": DTYPES,
     "layouts": LAYOUTS,
     "scaling_types": SCALING_TYPES,
     "alibi_forms": ALIBI_FORMS,
@@ -113,7 +114,15 @@ class Capabilities:
     """What an adapter supports; cases outside it are skipped with the reason.
 
     ``functions=None`` means every canonical function the adapter defines.
-    ``dtypes`` must name at least one of ``float64``, ``float32``.
+    ``dtypes``: the run dtypes (``float64``, ``float32``; at least one), for every
+    function, or a dict ``{function: [dtypes], "default": [dtypes]}`` (HF builds
+    RoPE tables in float32 even in a float64 model).
+    ``phase``: how the implementation computes phases (sinusoidal tables, RoPE
+    cos/sin), ``"exact"`` (reduced modulo one turn with extra precision, as
+    posenc_ref does) or ``"product"`` (the angle is the product of position and
+    frequency rounded in the run's dtype, positions cast to it first), for every
+    function or as a dict like ``dtypes``.  Tolerances follow the class's error
+    model; ``"product"`` is the default, since it is what plain code does.
     ``invalid_inputs=False`` skips every invalid-input case;
     ``data_dependent_errors=False`` only those whose error depends on array
     values (flag ``DataDependentCheck``), which lazy backends cannot check.
@@ -129,7 +138,8 @@ class Capabilities:
     """
 
     functions: tuple[str, ...] | None = None
-    dtypes: tuple[str, ...] = DTYPES
+    dtypes: tuple[str, ...] | dict[str, tuple[str, ...]] = DTYPES
+    phase: str | dict[str, str] = "product"
     layouts: tuple[str, ...] = LAYOUTS
     scaling_types: tuple[str, ...] = SCALING_TYPES
     alibi_forms: tuple[str, ...] = ALIBI_FORMS
@@ -147,9 +157,8 @@ class Capabilities:
             if value is None and name == "functions":
                 continue
             object.__setattr__(self, name, _names(value, name, allowed))
-        if not self.dtypes:
-            msg = f"dtypes must name at least one of {list(DTYPES)}; got []"
-            raise ValueError(msg)
+        object.__setattr__(self, "dtypes", _per_function(self.dtypes, "dtypes", _dtype_list))
+        object.__setattr__(self, "phase", _per_function(self.phase, "phase", _phase_name))
         object.__setattr__(self, "error_types", _names(self.error_types, "error_types", None))
         for name in ("invalid_inputs", "data_dependent_errors"):
             if not isinstance(getattr(self, name), bool):
@@ -160,6 +169,14 @@ class Capabilities:
         ):
             msg = f"notes must be a dict of function name -> text; got {self.notes!r}"
             raise TypeError(msg)
+
+    def dtypes_of(self, function: str) -> tuple[str, ...]:
+        """The run dtypes declared for ``function``."""
+        return _lookup(self.dtypes, function, DTYPES)  # type: ignore[return-value]
+
+    def phase_of(self, function: str) -> str:
+        """The precision class declared for ``function``."""
+        return _lookup(self.phase, function, "product")  # type: ignore[return-value]
 
     @classmethod
     def from_any(cls, value: Any) -> Capabilities:
@@ -180,6 +197,38 @@ class Capabilities:
             return cls(**value)
         msg = f"CAPABILITIES must be a Capabilities or a dict; got {type(value).__name__}"
         raise TypeError(msg)
+
+
+def _lookup(value: Any, function: str, fallback: Any) -> Any:
+    if isinstance(value, dict):
+        return value.get(function, value.get("default", fallback))
+    return value
+
+
+def _dtype_list(value: Any, field: str) -> tuple[str, ...]:
+    names = _names(value, field, DTYPES)
+    if not names:
+        msg = f"{field} must name at least one of {list(DTYPES)}; got []"
+        raise ValueError(msg)
+    return names
+
+
+def _phase_name(value: Any, field: str) -> str:
+    if value not in PHASES:
+        msg = f"{field} must be one of {list(PHASES)}; got {value!r}"
+        raise ValueError(msg)
+    return str(value)
+
+
+def _per_function(value: Any, field: str, check: Any) -> Any:
+    """``value`` checked by ``check``, or a dict ``{function or "default": value}`` of checked values."""
+    if not isinstance(value, dict):
+        return check(value, field)
+    keys = [k for k in value if k != "default" and k not in CANONICAL_FUNCTIONS]
+    if keys:
+        msg = f"{field} keys must be canonical functions or 'default'; got {keys}"
+        raise ValueError(msg)
+    return {k: check(v, f"{field}[{k!r}]") for k, v in value.items()}
 
 
 def _names(value: Any, field: str, allowed: tuple[str, ...] | None) -> tuple[str, ...]:

@@ -70,7 +70,9 @@ class PosencRefAdapter(Adapter):
         self._int = _compat.index_dtype(self.xp)
         dtypes = ("float64", "float32") if self._f64 else ("float32",)
         # Dask arrays are lazy: posenc_ref skips checks that would read their values.
-        self.capabilities = Capabilities(dtypes=dtypes, data_dependent_errors=backend != "dask.array")
+        self.capabilities = Capabilities(
+            dtypes=dtypes, phase="exact", data_dependent_errors=backend != "dask.array"
+        )
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "posenc_ref": self.pr.__version__, "backend": self.backend}

@@ -4,4 +4,4 @@
 shipped set: :func:`posenc_ref_conformance.golden.verify` refuses vectors that differ.
 """
 
-INDEX_SHA256 = "ef36376d4047eb813dee9dc29a749dc5ebada4313e7b7aa437625b21bbf20ab0"
+INDEX_SHA256 = "ed349a2b6405ddb83f806e527bc3ed23bfc63c208924fa54966e56f41188f804"

@@ -22,7 +22,7 @@ from typing import Any
 from .. import oracle
 from ..oracle._numeric import mp
 
-__all__ = ["FUNCTIONS", "FunctionSpec", "Tolerance"]
+__all__ = ["FUNCTIONS", "FunctionSpec", "Tolerance", "phase_record"]
 
 EPS64 = 2.0**-53  # unit roundoff
 EPS32 = 2.0**-24
@@ -58,6 +58,8 @@ class FunctionSpec:
     cast_inputs: tuple[str, ...] = ()
     tolerances: Tolerance | None = None
     case_tolerances: Callable[[dict[str, Any], dict[str, Any], set[str]], Tolerance | None] | None = None
+    #: The case's phase data (see :func:`phase_record`) for functions whose outputs are cos/sin of angles.
+    phase: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
 
     @property
     def dtypes(self) -> tuple[str, ...]:
@@ -148,6 +150,42 @@ def _sinusoidal_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -
     )
 
 
+def phase_record(
+    positions: Any, frequencies: list[Any], frequency_error: float, scale: float
+) -> dict[str, Any]:
+    """What the ``product`` precision class needs to bound each element of a case (see compare.py).
+
+    ``positions`` (the output's shape without its last axis) and ``frequencies``
+    (one per output column): the element's angle is ``|position| * |frequency|``.
+    ``frequencyError``: how many unit roundoffs of relative error a product
+    implementation's frequencies may carry (1 when they are given and only cast;
+    ``3 L + 6`` when it derives them, see ``oracle.sinusoidal.column_frequencies``).
+    ``scale``: the largest magnitude an output element is multiplied by.
+    """
+    return {
+        "positions": positions,
+        "frequencies": [oracle.round_float64(mp.mpf(f)) for f in frequencies],
+        "frequencyError": float(frequency_error),
+        "scale": float(scale),
+    }
+
+
+def _sinusoidal_phase(inp: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
+    conv, options = inp["convention"], inp["options"]
+    freqs, span = oracle.sinusoidal.column_frequencies(inp["dim"], conv, **options)
+    flat = oracle.sinusoidal.phase_positions(_flatten(inp["positions"]), conv, **options)
+    scale = _max_abs(out["table"]) or 1.0
+    error = math.ceil(3 * float(span) + 6)
+    return phase_record(_reshape(flat, _shape(inp["positions"])), freqs, error, scale)
+
+
+def _channel_frequencies(inv_freq: list[float], layout: str, width: int) -> list[float]:
+    """The frequency of each of ``width`` channels (0 past the rotated ones)."""
+    n = len(inv_freq)
+    rotated = [inv_freq[c % n] if layout == "half" else inv_freq[c // 2] for c in range(2 * n)]
+    return rotated + [0.0] * (width - 2 * n)
+
+
 def _learned(inp: dict[str, Any]) -> dict[str, Any]:
     shift = {
         "plain": 0,
@@ -192,6 +230,11 @@ def _rope_cos_sin_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str])
     return _angle_tolerance(_rope_max_angle(inp), scale, "LargePosition" in flags, freq_ulps=4)
 
 
+def _rope_cos_sin_phase(inp: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
+    freqs = _channel_frequencies(inp["inv_freq"], inp["layout"], 2 * len(inp["inv_freq"]))
+    return phase_record(inp["positions"], freqs, 1, max(abs(inp["attention_factor"]), 1.0))
+
+
 def _apply_rope(inp: dict[str, Any]) -> dict[str, Any]:
     x, cos, sin = inp["x"], inp["cos"], inp["sin"]
     seq = len(cos)
@@ -228,6 +271,13 @@ def _rope(inp: dict[str, Any]) -> dict[str, Any]:
         return [walk(n, depth - 1) for n in node]
 
     return {"out": walk(inp["x"], len(_shape(inp["x"])))}
+
+
+def _rope_phase(inp: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
+    width = _shape(inp["x"])[-1]
+    freqs = _channel_frequencies(inp["inv_freq"], inp["layout"], width)
+    scale = 2 * _max_abs(inp["x"]) * max(abs(inp["attention_factor"]), 1.0)
+    return phase_record(inp["positions"], freqs, 1, scale)
 
 
 def _rope_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
@@ -356,6 +406,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
             {"table": "float"},
             _sinusoidal,
             case_tolerances=_sinusoidal_tol,
+            phase=_sinusoidal_phase,
         ),
         FunctionSpec(
             "learned",
@@ -413,6 +464,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
             {"cos": "float", "sin": "float"},
             _rope_cos_sin,
             case_tolerances=_rope_cos_sin_tol,
+            phase=_rope_cos_sin_phase,
         ),
         FunctionSpec(
             "apply_rope",
@@ -444,6 +496,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
             _rope,
             cast_inputs=("x",),
             case_tolerances=_rope_tol,
+            phase=_rope_phase,
         ),
         FunctionSpec(
             "t5_bucket",

@@ -85,8 +85,8 @@ def _encode_output(kind: str, value: Any) -> dict[str, Any]:
     return _format.float_array(rnd(value))
 
 
-def _expected(spec: FunctionSpec, case: Case) -> tuple[dict[str, Any], dict[str, Any], Any]:
-    """(expected, acceptable, tolerances) of a valid case at the current precision."""
+def _expected(spec: FunctionSpec, case: Case) -> tuple[dict[str, Any], dict[str, Any], Any, Any]:
+    """(expected, acceptable, tolerances, phase) of a valid case at the current precision."""
     inputs = {k: _plain(v) for k, v in case.inputs.items()}
     raw = spec.compute(inputs)
     expected, acceptable = {}, {}
@@ -95,7 +95,15 @@ def _expected(spec: FunctionSpec, case: Case) -> tuple[dict[str, Any], dict[str,
         if f"acceptable:{name}" in raw:
             acceptable[name] = _encode_output(spec.output_kind, raw[f"acceptable:{name}"])
     tolerances = spec.case_tolerances(inputs, raw, set(case.flags)) if spec.case_tolerances else None
-    return expected, acceptable, tolerances
+    phase = None
+    if spec.phase is not None:
+        record = spec.phase(inputs, raw)
+        phase = {
+            **record,
+            "positions": _format.int_array(record["positions"]),
+            "frequencies": _format.float_array(record["frequencies"]),
+        }
+    return expected, acceptable, tolerances, phase
 
 
 def _case_document(spec: FunctionSpec, case: Case) -> dict[str, Any]:
@@ -106,7 +114,7 @@ def _case_document(spec: FunctionSpec, case: Case) -> dict[str, Any]:
         doc["expected"] = {"error": case.error[0], "parameter": case.error[1]}
         return doc
     try:
-        expected, acceptable, tolerances = _expected(spec, case)
+        expected, acceptable, tolerances, phase = _expected(spec, case)
     except Exception as exc:
         msg = f"golden case {case.id}: the oracle failed: {type(exc).__name__}: {exc}"
         raise RuntimeError(msg) from exc
@@ -116,6 +124,8 @@ def _case_document(spec: FunctionSpec, case: Case) -> dict[str, Any]:
     doc["compare"] = case.compare or ("exact" if spec.output_kind != "float" else "allclose")
     if tolerances is not None:
         doc["tolerances"] = tolerances
+    if phase is not None:
+        doc["phase"] = phase
     return doc
 
 

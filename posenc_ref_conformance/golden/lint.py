@@ -63,6 +63,28 @@ def _check_arrays(name: str, case: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _check_phase(name: str, case: dict[str, Any]) -> list[str]:
+    """A case's phase data broadcasts to each output: positions x one frequency per output column."""
+    phase = case.get("phase")
+    if phase is None:
+        return []
+    import numpy as np
+
+    angle = (len(phase["frequencies"]["hex"]),)
+    grid = (*phase["positions"]["shape"], *angle)
+    problems = []
+    for output, array in case["expected"].items():
+        try:
+            np.broadcast_shapes(tuple(grid), tuple(array["shape"]))
+        except ValueError:
+            problems.append(
+                f"{name}: {case['id']}: phase grid {grid} does not fit output {output} {array['shape']}"
+            )
+        if tuple(array["shape"][-1:]) != angle or len(grid) > len(array["shape"]):
+            problems.append(f"{name}: {case['id']}: phase frequencies do not match the columns of {output}")
+    return problems
+
+
 def _check_file(path: pathlib.Path, data: bytes, doc: dict[str, Any], seen: dict[str, str]) -> list[str]:
     name = path.name
     problems = []
@@ -79,6 +101,7 @@ def _check_file(path: pathlib.Path, data: bytes, doc: dict[str, Any], seen: dict
             problems.append(f"{name}: id {case['id']} does not start with {doc['function']}/")
         used.update(case["flags"])
         problems += _check_arrays(name, case)
+        problems += _check_phase(name, case)
     if used != set(doc["notes"]):
         problems.append(
             f"{name}: flags without notes {sorted(used - set(doc['notes']))}, "

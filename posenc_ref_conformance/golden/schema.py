@@ -85,6 +85,21 @@ def _value_defs() -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {"float64": ref("Tolerance"), "float32": ref("Tolerance")},
     }
+    defs["Phase"] = {
+        "description": "what the 'product' precision class bounds each element with: the element's "
+        "angle is |positions[..]| * |frequencies[column]| (positions have the output's shape without "
+        "its last axis); frequencyError is the relative error of the frequencies in unit roundoffs; "
+        "scale the largest factor on an element",
+        "type": "object",
+        "required": ["positions", "frequencies", "frequencyError", "scale"],
+        "additionalProperties": False,
+        "properties": {
+            "positions": ref("IntArray"),
+            "frequencies": ref("FloatArray"),
+            "frequencyError": {"type": "number", "minimum": 0},
+            "scale": {"type": "number", "minimum": 0},
+        },
+    }
     defs["Note"] = {
         "type": "object",
         "required": ["bugType", "description", "links"],
@@ -290,6 +305,7 @@ def _case_def() -> dict[str, Any]:
             "acceptable": {"type": "object"},
             "compare": {"enum": ["allclose", "exact", "causal_rowshift"]},
             "tolerances": ref("Tolerances"),
+            "phase": ref("Phase"),
         },
         "allOf": [
             {"if": {"properties": {"result": {"const": "valid"}}}, "then": {"required": ["compare"]}},
@@ -302,6 +318,7 @@ def _case_def() -> dict[str, Any]:
                             {"required": ["compare"]},
                             {"required": ["tolerances"]},
                             {"required": ["acceptable"]},
+                            {"required": ["phase"]},
                         ]
                     },
                 },

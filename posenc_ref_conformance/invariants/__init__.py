@@ -19,29 +19,45 @@ from typing import Any
 import numpy as np
 
 from ..adapters.base import Adapter
-from ..compare import Mismatch, as_numpy
+from ..compare import BEYOND_FRACTION, PRODUCT_CONSTANT, UNIT_ROUNDOFF, Mismatch, as_numpy
 from ..isolation import CallFailed
 from ..results import CaseResult
 
-__all__ = ["INVARIANTS", "Invariant", "InvariantFailure", "run_invariants"]
+__all__ = [
+    "INVARIANTS",
+    "BeyondPrecision",
+    "Invariant",
+    "InvariantFailure",
+    "phase_tolerance",
+    "run_invariants",
+]
 
 
 class InvariantFailure(AssertionError):
     """The property does not hold; the message says where and by how much."""
 
 
+class BeyondPrecision(Exception):
+    """The adapter's declared precision class cannot hold the property to anything useful here."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Invariant:
-    """A named property: ``check(adapter, dtype, rng)`` returns the worst error (raises if violated)."""
+    """A named property: ``check(adapter, dtype, rng[, variant])`` returns the worst error, or raises.
+
+    ``variants(adapter)``: the layouts / conventions the property is checked for,
+    one result each (``invariant/<scheme>/<name>/<variant>``); ``None`` for one result.
+    """
 
     id: str
     scheme: str
     needs: tuple[str, ...]
-    check: Callable[[Adapter, str, np.random.Generator], float]
+    check: Callable[..., float]
     flags: tuple[str, ...] = ()
     seed: int = 0
     float_outputs: bool = True
     requires: Callable[[Adapter], str | None] | None = None
+    variants: Callable[[Adapter], tuple[str, ...]] | None = None
 
 
 INVARIANTS: list[Invariant] = []
@@ -55,60 +71,105 @@ def invariant(
     flags: tuple[str, ...] = (),
     float_outputs: bool = True,
     requires: Callable[[Adapter], str | None] | None = None,
+    variants: Callable[[Adapter], tuple[str, ...]] | None = None,
 ) -> Callable[[Callable[..., float]], Callable[..., float]]:
     """Register a check function as ``invariant/<scheme>/<name>``."""
 
     def register(fn: Callable[..., float]) -> Callable[..., float]:
         INVARIANTS.append(
-            Invariant(f"invariant/{scheme}/{name}", scheme, needs, fn, flags, seed, float_outputs, requires)
+            Invariant(
+                f"invariant/{scheme}/{name}",
+                scheme,
+                needs,
+                fn,
+                flags,
+                seed,
+                float_outputs,
+                requires,
+                variants,
+            )
         )
         return fn
 
     return register
 
 
-def host(x: Any, dtype: str | None = None) -> np.ndarray:
-    """An adapter output as a float64 (or given dtype) NumPy array."""
-    a = as_numpy(x)
-    return a.astype(np.float64) if dtype is None else a.astype(dtype)
+def phase_tolerance(
+    adapter: Adapter,
+    function: str,
+    dtype: str,
+    angle: float | np.ndarray,
+    exact: float | np.ndarray,
+    *,
+    frequency_error: float = 1.0,
+) -> float | np.ndarray:
+    """The tolerance (per unit of output scale) for values computed from angles up to ``angle``.
+
+    ``exact``: what the exact class must meet.  Under the ``product`` class the
+    bound of :func:`~..compare.product_bound` applies instead, whenever it is
+    wider; a bound above ``BEYOND_FRACTION`` raises :class:`BeyondPrecision`.
+    """
+    if adapter.capabilities.phase_of(function) != "product":
+        return exact
+    bound = UNIT_ROUNDOFF[dtype] * ((2.0 + frequency_error) * np.abs(angle) + PRODUCT_CONSTANT)
+    if np.max(bound) > BEYOND_FRACTION:
+        msg = (
+            f"the {dtype} product class allows errors up to {float(np.max(bound)):.3g} at angles up to "
+            f"{float(np.max(angle)):.3g} rad: not judged"
+        )
+        raise BeyondPrecision(msg)
+    return np.maximum(exact, bound)
 
 
 def run_invariants(adapter: Adapter, *, only: set[str] | None = None) -> list[CaseResult]:
-    """Run every registered invariant once, at float64 if the adapter has it, else float32.
+    """Run every registered invariant at each declared dtype and variant (layout, convention).
 
     ``adapter`` is the suite's :class:`~..isolation.ProxyAdapter`: its calls return
     host arrays or raise :class:`~..isolation.CallFailed` (skip when unsupported).
     """
     from . import alibi, nope, relative, rope, sinusoidal, t5  # noqa: F401 - registration
 
-    dtype = "float64" if "float64" in adapter.capabilities.dtypes else "float32"
     out = []
     for inv in INVARIANTS:
-        if only and inv.scheme not in only:
+        if only and inv.scheme not in only and not (set(inv.needs) & only):
             continue
-        run_dtype = dtype if inv.float_outputs else "int"
-        base = CaseResult(inv.id, "invariant", inv.scheme, run_dtype, "skip", flags=inv.flags)
-        missing = [f for f in inv.needs if not adapter.supports(f)]
-        reason = inv.requires(adapter) if inv.requires else None
-        if missing or reason:
-            detail = reason or f"needs {', '.join(missing)}"
-            out.append(dataclasses.replace(base, detail=detail))
-            continue
-        try:
-            err = inv.check(adapter, dtype, np.random.default_rng(inv.seed))
-        except NotImplementedError as exc:  # CallUnsupported: the adapter raised Unsupported
-            out.append(dataclasses.replace(base, detail=f"unsupported: {exc}"))
-        except (InvariantFailure, Mismatch, CallFailed) as exc:
-            out.append(dataclasses.replace(base, status="fail", detail=str(exc)))
-        except Exception as exc:  # the adapter's output broke the check's own arithmetic
-            where = traceback.extract_tb(exc.__traceback__)[-1]
-            detail = (
-                f"the adapter's output broke the check: {type(exc).__name__}: {exc} [line {where.lineno}]"
-            )
-            out.append(dataclasses.replace(base, status="fail", detail=detail))
-        else:
-            out.append(dataclasses.replace(base, status="pass", max_abs_err=float(err)))
+        dtypes = adapter.capabilities.dtypes_of(inv.needs[0]) if inv.float_outputs else ("int",)
+        names = inv.variants(adapter) if inv.variants else (None,)
+        for variant in names:
+            for dtype in dtypes:
+                out.append(_run_one(adapter, inv, dtype, variant))
     return out
+
+
+def _run_one(adapter: Adapter, inv: Invariant, dtype: str, variant: str | None) -> CaseResult:
+    rid = inv.id if variant is None else f"{inv.id}/{variant}"
+    base = CaseResult(rid, "invariant", inv.scheme, dtype, "skip", flags=inv.flags)
+    missing = [f for f in inv.needs if not adapter.supports(f)]
+    reason = inv.requires(adapter) if inv.requires else None
+    if missing or reason:
+        return dataclasses.replace(base, detail=reason or f"needs {', '.join(missing)}")
+    rng = np.random.default_rng(inv.seed)
+    try:
+        run_dtype = "float64" if dtype == "int" else dtype
+        args = (adapter, run_dtype, rng) if variant is None else (adapter, run_dtype, rng, variant)
+        err = inv.check(*args)
+    except NotImplementedError as exc:  # CallUnsupported: the adapter raised Unsupported
+        return dataclasses.replace(base, detail=f"unsupported: {exc}")
+    except BeyondPrecision as exc:
+        return dataclasses.replace(base, status="beyond-precision", detail=str(exc))
+    except (InvariantFailure, Mismatch, CallFailed) as exc:
+        return dataclasses.replace(base, status="fail", detail=str(exc))
+    except Exception as exc:  # the adapter's output broke the check's own arithmetic
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        detail = f"the adapter's output broke the check: {type(exc).__name__}: {exc} [line {where.lineno}]"
+        return dataclasses.replace(base, status="fail", detail=detail)
+    return dataclasses.replace(base, status="pass", max_abs_err=float(err))
+
+
+def host(x: Any, dtype: str | None = None) -> np.ndarray:
+    """An adapter output as a float64 (or given dtype) NumPy array."""
+    a = as_numpy(x)
+    return a.astype(np.float64) if dtype is None else a.astype(dtype)
 
 
 def expect_close(actual: np.ndarray, expected: np.ndarray, tol: float | np.ndarray, what: str) -> float:

@@ -18,10 +18,12 @@ from ._numeric import exact, mp
 
 __all__ = [
     "CONVENTIONS",
+    "column_frequencies",
     "fairseq",
     "fairseq_make_positions",
     "marian",
     "mlx",
+    "phase_positions",
     "sinusoidal",
     "tensor2tensor",
     "vaswani",
@@ -175,3 +177,48 @@ def sinusoidal(positions: Sequence[int], dim: int, convention: str, **options: o
         msg = f"convention must be one of {CONVENTIONS}; got {convention!r}"
         raise ValueError(msg)
     return functions[convention](positions, dim, **options)
+
+
+def column_frequencies(dim: int, convention: str, **options: object) -> tuple[list[mp.mpf], mp.mpf]:
+    """The angular frequency of each column of ``convention``'s table, and the log-span ``L``.
+
+    Column ``j`` of the table is ``sin`` or ``cos`` of ``p' * w[j]`` (``p'`` from
+    :func:`phase_positions`; ``w[j] = 0`` for a zero column).  ``L`` is the
+    largest ``|ln|`` the convention's frequency formula exponentiates (``|ln base|``,
+    or ``|ln max| + |ln min|`` of its timescales): an implementation that derives
+    the frequencies in a float dtype with unit roundoff ``u`` makes them wrong by
+    up to about ``(3 L + 6) u`` relative (the error model of the ``product``
+    precision class; see the tolerance guide).
+    """
+    if convention in ("vaswani", "marian"):
+        base = exact(options.get("base", 10000.0))
+        if convention == "vaswani":
+            freqs = [_vaswani_frequency(j // 2, dim, float(base)) for j in range(dim)]
+        else:
+            n_sin = (dim + 1) // 2
+            freqs = [_vaswani_frequency(j if j < n_sin else j - n_sin, dim, float(base)) for j in range(dim)]
+        return freqs, abs(mp.log(base))
+    if convention in ("tensor2tensor", "fairseq"):
+        lo = exact(options.get("min_timescale", 1.0)) if convention == "tensor2tensor" else mp.mpf(1)
+        hi = exact(options.get("max_timescale", 1.0e4)) if convention == "tensor2tensor" else mp.mpf(10000)
+        n = dim // 2
+        steps = max(n - 1, 1)
+        inv = [lo * mp.exp(-k * mp.log(hi / lo) / steps) for k in range(n)]
+        return inv + inv + [mp.mpf(0)] * (dim % 2), abs(mp.log(hi / lo)) + abs(mp.log(lo))
+    if convention == "mlx":
+        n = dim // 2
+        lo, hi = exact(options.get("min_freq", 0.0001)), exact(options.get("max_freq", 1.0))
+        ts = [mp.mpf(1)] if n == 1 else [1 - mp.mpf(k) / (n - 1) for k in range(n)]
+        sigmas = [mp.exp(t * (mp.log(hi) - mp.log(lo)) + mp.log(lo)) for t in ts]
+        turn = 2 * mp.pi if options.get("full_turns") else 1
+        return [turn * s for s in sigmas] * 2, abs(mp.log(lo)) + abs(mp.log(hi)) + (2 if turn != 1 else 0)
+    msg = f"convention must be one of {CONVENTIONS}; got {convention!r}"
+    raise ValueError(msg)
+
+
+def phase_positions(positions: Sequence[int], convention: str, **options: object) -> list[int]:
+    """The position each row's angles are taken at (fairseq counts from ``padding_idx + 1``)."""
+    if convention == "fairseq":
+        pad = int(options.get("padding_idx", 1))  # type: ignore[call-overload]
+        return [0 if int(p) + pad + 1 == pad else int(p) + pad + 1 for p in positions]
+    return [int(p) for p in positions]

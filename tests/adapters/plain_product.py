@@ -1,0 +1,285 @@
+"""An honest plain implementation of every canonical function: NumPy arithmetic in the run's dtype.
+
+The way model code is usually written: positions cast to the float dtype, the
+angle the product of position and frequency (frequencies derived in that dtype
+where the function derives them), then ``sin``/``cos``; ALiBi slopes by ``pow``;
+T5 buckets by HF's float expression; softmax attention.  No extra precision
+anywhere, and no input validation (``invalid_inputs: False``).  It declares the
+``product`` precision class, and the suite must pass it at float32 and float64
+with an empty xfail file; the planted bugs of ``tests/test_precision_classes.py``
+start from here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+CAPABILITIES = {"phase": "product", "invalid_inputs": False}
+
+
+def _f(dtype: str) -> Any:
+    return np.dtype(dtype).type
+
+
+# --- absolute --------------------------------------------------------------------------------------------
+
+
+def _sinusoidal_freqs(dim: int, convention: str, options: dict[str, Any], dtype: str) -> tuple[Any, int]:
+    """(frequencies of the first half (or of each pair), how many) computed in ``dtype``."""
+    f = _f(dtype)
+    if convention in ("vaswani", "marian"):
+        count = (dim + 1) // 2
+        base = f(options.get("base", 10000.0))
+        return np.exp(np.arange(count, dtype=dtype) * f(2.0) / f(dim) * -np.log(base)), count
+    n = dim // 2
+    if convention in ("tensor2tensor", "fairseq"):
+        lo = f(options.get("min_timescale", 1.0)) if convention == "tensor2tensor" else f(1.0)
+        hi = f(options.get("max_timescale", 1.0e4)) if convention == "tensor2tensor" else f(10000.0)
+        step = np.log(hi / lo) / f(max(n - 1, 1))
+        return lo * np.exp(np.arange(n, dtype=dtype) * -step), n
+    lo, hi = f(options.get("min_freq", 0.0001)), f(options.get("max_freq", 1.0))
+    t = np.ones(1, dtype=dtype) if n == 1 else f(1) - np.arange(n, dtype=dtype) / f(n - 1)
+    freqs = np.exp(t * (np.log(hi) - np.log(lo)) + np.log(lo))
+    if options.get("full_turns"):
+        freqs = freqs * f(2 * math.pi)
+    return freqs, n
+
+
+def sinusoidal(positions: Any, dim: int, *, convention: str, options: dict[str, Any], dtype: str) -> Any:
+    f = _f(dtype)
+    pos = np.asarray(positions)
+    if convention == "fairseq":
+        pad = int(options.get("padding_idx", 1))
+        rows = pos + pad + 1
+        padded = rows == pad
+        pos = rows
+    freqs, count = _sinusoidal_freqs(dim, convention, options, dtype)
+    angle = pos.astype(dtype)[..., None] * freqs
+    s, c = np.sin(angle), np.cos(angle)
+    if convention == "vaswani":
+        out = np.stack([s, c], axis=-1).reshape(*pos.shape, 2 * count)[..., :dim]
+    elif convention == "marian":
+        out = np.concatenate([s, c[..., : dim // 2]], axis=-1)
+    elif convention == "mlx":
+        scale = f(options["scale"]) if options.get("scale") is not None else f(math.sqrt(2.0 / dim))
+        out = np.concatenate([c, s] if options.get("cos_first") else [s, c], axis=-1) * scale
+    else:
+        out = np.concatenate([s, c, np.zeros((*pos.shape, dim % 2), dtype=dtype)], axis=-1)
+        if convention == "fairseq":
+            out = np.where(padded[..., None], f(0), out)
+    return out.astype(dtype)
+
+
+def learned(table: Any, positions: Any, *, offset: str, padding_idx: int | None) -> Any:
+    shift = {"plain": 0, "opt": 2, "roberta": (1 if padding_idx is None else padding_idx) + 1}[offset]
+    return np.asarray(table)[np.asarray(positions) + shift]
+
+
+def interpolate_table(table: Any, new_length: int) -> Any:
+    t = np.asarray(table)
+    f = t.dtype.type
+    where = np.arange(new_length, dtype=t.dtype) * f(t.shape[0] - 1) / f(max(new_length - 1, 1))
+    lo = np.minimum(np.floor(where).astype(np.int64), t.shape[0] - 1)
+    hi = np.minimum(lo + 1, t.shape[0] - 1)
+    w = (where - lo.astype(t.dtype))[:, None]
+    return (t[lo] * (f(1) - w) + t[hi] * w).astype(t.dtype)
+
+
+# --- RoPE ------------------------------------------------------------------------------------------------
+
+
+def _default(dim: int, base: Any, dtype: str) -> Any:
+    f = _f(dtype)
+    return f(1.0) / (f(base) ** (np.arange(0, dim, 2, dtype=dtype) / f(dim)))
+
+
+def _yarn(dim: int, base: float, p: dict[str, Any], dtype: str) -> tuple[Any, float]:
+    f = _f(dtype)
+    original = p.get("original_max_position_embeddings") or p["max_position_embeddings"]
+    factor = p["factor"] if p.get("factor") is not None else p["max_position_embeddings"] / original
+    fast, slow = p.get("beta_fast") or 32, p.get("beta_slow") or 1
+
+    def correction(rotations: float) -> float:
+        return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = correction(fast), correction(slow)
+    if p.get("truncate", True):
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = np.clip((np.arange(dim // 2, dtype=dtype) - f(low)) / f(high - low), 0, 1)
+    theta = _default(dim, base, dtype)
+    inv = theta / f(factor) * ramp + theta * (f(1) - ramp)
+
+    def mscale(s: float, m: float = 1.0) -> float:
+        return 1.0 if s <= 1 else 0.1 * m * math.log(s) + 1.0
+
+    if p.get("attention_factor") is not None:
+        attention = p["attention_factor"]
+    elif p.get("mscale") and p.get("mscale_all_dim"):
+        attention = mscale(factor, p["mscale"]) / mscale(factor, p["mscale_all_dim"])
+    else:
+        attention = mscale(factor)
+    return inv, attention
+
+
+def _llama3(dim: int, base: float, p: dict[str, Any], dtype: str) -> Any:
+    f = _f(dtype)
+    theta = _default(dim, base, dtype)
+    old = p.get("original_max_position_embeddings") or p["max_position_embeddings"]
+    low_wl, high_wl = old / p["low_freq_factor"], old / p["high_freq_factor"]
+    wl = f(2 * math.pi) / theta
+    spread = p["high_freq_factor"] - p["low_freq_factor"]
+    smooth = (f(old) / wl - f(p["low_freq_factor"])) / f(spread) if spread else np.zeros_like(wl)
+    middle = (f(1) - smooth) * theta / f(p["factor"]) + smooth * theta
+    return np.where(wl > f(low_wl), theta / f(p["factor"]), np.where(wl < f(high_wl), theta, middle))
+
+
+def rope_frequencies(
+    dim: int, *, base: float, scaling: dict[str, Any] | None, seq_len: int | None, dtype: str
+) -> Any:
+    f = _f(dtype)
+    p = dict(scaling or {})
+    kind = p.get("rope_type", p.get("type", "default"))
+    attention = 1.0
+    if kind == "default":
+        inv = _default(dim, base, dtype)
+    elif kind == "linear":
+        inv = _default(dim, base, dtype) / f(p["factor"])
+    elif kind == "ntk":
+        inv = _default(dim, base * p["factor"] ** (dim / (dim - 2)), dtype)
+    elif kind == "dynamic":
+        lmax = p["max_position_embeddings"]
+        length = lmax if seq_len is None else max(seq_len, lmax)
+        inv = _default(
+            dim, base * (p["factor"] * length / lmax - (p["factor"] - 1)) ** (dim / (dim - 2)), dtype
+        )
+    elif kind == "yarn":
+        inv, attention = _yarn(dim, base, p, dtype)
+    elif kind == "llama3":
+        inv = _llama3(dim, base, p, dtype)
+    elif kind == "longrope":
+        original = p.get("original_max_position_embeddings") or p["max_position_embeddings"]
+        factor = p["factor"] if p.get("factor") is not None else p["max_position_embeddings"] / original
+        if p.get("attention_factor") is not None:
+            attention = p["attention_factor"]
+        elif factor > 1:
+            attention = math.sqrt(1 + math.log(factor) / math.log(original))
+        ext = p["long_factor"] if seq_len is not None and seq_len > original else p["short_factor"]
+        inv = _default(dim, base, dtype) / np.asarray(ext, dtype=dtype)
+    else:  # proportional
+        rotated = int((p.get("partial_rotary_factor") or 1.0) * dim // 2)
+        inv = _default(dim, base, dtype) / f(p.get("factor") or 1.0)
+        inv = np.where(np.arange(dim // 2) < rotated, inv, f(0))
+    return inv.astype(dtype), attention
+
+
+def rope_cos_sin(positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, dtype: str) -> Any:
+    f = _f(dtype)
+    angle = np.asarray(positions).astype(dtype)[..., None] * np.asarray(inv_freq).astype(dtype)
+    if layout == "half":
+        angle = np.concatenate([angle, angle], axis=-1)
+    else:
+        angle = np.repeat(angle, 2, axis=-1)
+    return np.cos(angle) * f(attention_factor), np.sin(angle) * f(attention_factor)
+
+
+def apply_rope(x: Any, cos: Any, sin: Any, *, layout: str) -> Any:
+    x, cos, sin = np.asarray(x), np.asarray(cos), np.asarray(sin)
+    r = cos.shape[-1]
+    rot, rest = x[..., :r], x[..., r:]
+    if layout == "half":
+        turned = np.concatenate([-rot[..., r // 2 :], rot[..., : r // 2]], axis=-1)
+    else:
+        turned = np.stack([-rot[..., 1::2], rot[..., 0::2]], axis=-1).reshape(rot.shape)
+    return np.concatenate([rot * cos + turned * sin, rest], axis=-1).astype(x.dtype)
+
+
+# --- relative / bias -------------------------------------------------------------------------------------
+
+
+def t5_bucket(relative: Any, *, bidirectional: bool, num_buckets: int, max_distance: int) -> Any:
+    rp = np.asarray(relative)
+    out = np.zeros_like(rp)
+    if bidirectional:
+        num_buckets //= 2
+        out += (rp > 0).astype(rp.dtype) * num_buckets
+        rp = np.abs(rp)
+    else:
+        rp = -np.minimum(rp, 0)
+    exact = num_buckets // 2
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf where rp < exact (unused there)
+        ratio = np.log(rp.astype(np.float32) / np.float32(exact)) / np.float32(math.log(max_distance / exact))
+        large = exact + (ratio * np.float32(num_buckets - exact)).astype(np.int64)
+    large = np.minimum(large, num_buckets - 1)
+    return out + np.where(rp < exact, rp, large)
+
+
+def alibi_slopes(num_heads: int, *, max_bias: float, dtype: str) -> Any:
+    f = _f(dtype)
+    closest = 2 ** math.floor(math.log2(num_heads))
+    base = f(2.0) ** (f(-max_bias) / f(closest))
+    slopes = base ** np.arange(1, closest + 1, dtype=dtype)
+    if closest != num_heads:
+        extra = f(2.0) ** (f(-max_bias) / f(2 * closest))
+        slopes = np.concatenate([slopes, extra ** np.arange(1, 2 * (num_heads - closest), 2, dtype=dtype)])
+    return slopes
+
+
+def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, *, form: str) -> Any:
+    s = np.asarray(slopes)
+    q, k = np.asarray(q_positions), np.asarray(k_positions)
+    if form == "symmetric":
+        distance = np.abs(k[None, :] - q[:, None]).astype(s.dtype)
+        return -s[:, None, None] * distance[None]
+    return np.broadcast_to(s[:, None, None] * k.astype(s.dtype)[None, None, :], (s.size, q.size, k.size))
+
+
+def relative_positions(q_positions: Any, k_positions: Any) -> Any:
+    return np.asarray(k_positions)[..., None, :] - np.asarray(q_positions)[..., :, None]
+
+
+def shaw_index(relative: Any, *, max_distance: Any, convention: str) -> Any:
+    rel = np.asarray(relative)
+    if convention == "bert":
+        return -rel + max_distance - 1
+    left, right = (max_distance, max_distance) if isinstance(max_distance, int) else max_distance
+    return np.clip(rel, -left, right) + left
+
+
+def causal_mask(q_positions: Any, k_positions: Any, *, sliding_window: Any, chunk_size: Any) -> Any:
+    q, k = np.asarray(q_positions)[:, None], np.asarray(k_positions)[None, :]
+    mask = k <= q
+    if sliding_window is not None:
+        mask &= q - k < sliding_window
+    if chunk_size is not None:
+        mask &= q // chunk_size == k // chunk_size
+    return mask
+
+
+def llama4_attn_scale(positions: Any, *, floor_scale: float, attn_scale: float, dtype: str) -> Any:
+    f = _f(dtype)
+    p = np.asarray(positions)
+    return (np.log(np.floor((p.astype(dtype) + f(1)) / f(floor_scale)) + f(1)) * f(attn_scale) + f(1)).astype(
+        dtype
+    )
+
+
+def attention(q: Any, k: Any, v: Any, *, bias: Any, mask: Any, scale: float | None) -> Any:
+    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    f = q.dtype.type
+    logits = (q @ np.swapaxes(k, -1, -2)) * f(1 / math.sqrt(q.shape[-1]) if scale is None else scale)
+    if bias is not None:
+        logits = logits + np.asarray(bias)
+    if mask is not None:
+        logits = np.where(np.asarray(mask), logits, -np.inf)
+    top = np.max(logits, axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, f(0))
+    weights = np.exp(logits - top)
+    total = np.sum(weights, axis=-1, keepdims=True)
+    weights = np.where(total > 0, weights / np.where(total > 0, total, f(1)), f(0))
+    return (weights @ v).astype(q.dtype)
