@@ -4,9 +4,17 @@ Run:  posenc-ref check docs/examples/mlx_adapter.py
 
 A plain module: it defines the canonical functions it can map onto MLX, and
 ``CAPABILITIES`` says what MLX offers, so the cases MLX has no way to express
-(other sinusoidal conventions, RoPE scalings other than a base, the causal ALiBi
-form) are *skipped*, not failed.  Inputs arrive as NumPy arrays; we return MLX
-arrays, which the suite converts with ``numpy.asarray``.
+(other sinusoidal conventions, float64, arbitrary positions) are *skipped*, not
+failed.  Inputs arrive as NumPy arrays; we return MLX arrays, which the suite
+converts with ``numpy.asarray``.
+
+This is the teaching copy of the built-in adapter (``posenc-ref check mlx``,
+``posenc_ref_conformance/adapters/mlx.py``): same capabilities, same verdicts.
+It is shorter because it always rotates with ``mx.fast.rope(freqs=...)`` and
+scales the output by the attention factor, where the built-in one routes
+default-base frequencies through ``nn.RoPE(base=...)`` (MLX then builds them
+itself) and scales ``x`` first, as mlx-lm does; on today's cases the two differ
+only in rounding.
 """
 
 # ruff: noqa: EM101, EM102 - example code raises with inline messages, as most model code does
@@ -26,9 +34,10 @@ CAPABILITIES = Capabilities(
     # build their tables in float32, so we only claim float32.
     dtypes=("float32",),
     sinusoidal_conventions=("mlx",),
-    alibi_forms=("symmetric",),  # nn.ALiBi builds -m|i - j| only
+    # nn.ALiBi builds -m|i - j| only.  Under a causal mask (keys k <= q) that is the
+    # causal form m (k - q): causal cases compare only those keys, up to a row constant.
+    alibi_forms=("symmetric", "causal"),
     scaling_types=("default",),
-    invalid_inputs=False,  # MLX's layers take no layout/form/convention options to reject
     notes={
         "rope": "mx.fast.rope with freqs=1/inv_freq; positions must be contiguous (one offset per row)",
         "sinusoidal": "nn.SinusoidalPositionalEncoding applied to the positions",
@@ -61,6 +70,8 @@ def rope(
     x: np.ndarray, positions: np.ndarray, inv_freq: np.ndarray, *, attention_factor: float, layout: str
 ) -> Any:
     """``mx.fast.rope`` rotates x[..., S, D] at positions offset + arange(S)."""
+    if layout not in ("half", "interleaved"):
+        raise Unsupported(f"MLX takes traditional=True/False, no layout {layout!r} to reject")
     offsets = positions[..., :1]
     if not np.array_equal(positions, offsets + np.arange(positions.shape[-1])):
         raise Unsupported("mx.fast.rope takes an offset, not arbitrary positions")
@@ -91,6 +102,8 @@ def alibi_slopes(num_heads: int, *, max_bias: float, dtype: str) -> Any:
 
 def alibi_bias(q_positions: np.ndarray, k_positions: np.ndarray, slopes: np.ndarray, *, form: str) -> Any:
     """nn.ALiBi builds -m|i - j| for queries offset .. offset + Lq and keys 0 .. Lk - 1."""
+    if form not in ("symmetric", "causal"):
+        raise Unsupported(f"nn.ALiBi takes no form argument to reject {form!r} with")
     if q_positions.ndim != 1 or not np.array_equal(k_positions, np.arange(k_positions.size)):
         raise Unsupported("nn.ALiBi takes lengths and a query offset, not positions")
     offset = int(q_positions[0]) if q_positions.size else 0
