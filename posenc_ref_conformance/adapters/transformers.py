@@ -45,9 +45,10 @@ Glue, each a convention difference and nothing computed:
 
 1. NumPy in, torch out (``torch.from_numpy``); CPU only.
 2. RoPE configs: ``rope_frequencies(dim, base, scaling)`` becomes a
-   ``LlamaConfig(head_dim=dim, rope_parameters={**scaling, "rope_theta":
-   base})``; a ``max_position_embeddings`` key moves from the dict to the
-   config, where HF reads it.
+   ``LlamaConfig(head_dim=dim, rope_parameters={"rope_theta": base,
+   **scaling})``; a ``max_position_embeddings`` key moves from the dict to the
+   config, where HF reads it (absent, it is ``original * factor``: unread by
+   the types that lack it, it only keeps HF's range warnings quiet).
 3. Given ``inv_freq`` and ``attention_factor`` are loaded into a rotary
    module's ``inv_freq`` buffer (``register_buffer``, as HF's dynamic update
    does) and its ``attention_scaling`` attribute; ``forward`` then casts them.
