@@ -49,6 +49,7 @@ exclude_patterns = [
     "figures",
     "examples",
     "README.md",
+    "matrix",  # conformance-matrix findings and repro scripts, read on GitHub, not built
     # generated fragments pulled into pages with {include}, and generated assets:
     "generated/*.md",
     "generated/check",

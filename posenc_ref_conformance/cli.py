@@ -78,7 +78,8 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
         "adapter",
         nargs="?",
         metavar="ADAPTER",
-        help=f"posenc_ref[:BACKEND], mlx, a module[:NAME] or a file.py[:NAME] (default: ${ADAPTER_ENV})",
+        help="posenc_ref[:BACKEND], mlx, transformers[:VARIANT], a module[:NAME] or a file.py[:NAME] "
+        f"(default: ${ADAPTER_ENV})",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the full report as JSON")
     parser.add_argument("--xfails", metavar="FILE", help="known failures: one case id or id prefix per line")

@@ -7,9 +7,9 @@ reader's own files exist: ``my_pkg.posenc_adapter`` and ``path/to/adapter.py``
 stand in for a third party's adapter (they wrap the reference implementation,
 so every check passes), and the xfail files hold the documents' example xfail
 lines.  A run must exit 0 with no usage error and no stale xfail entry; a check
-of a real library's own code (``posenc-ref check mlx``, the adapters under
-``docs/examples/``) may instead report
-failures (exit 1), which are that library's verdict, not the document's.
+of a real library's own code (``posenc-ref check mlx``, ``check transformers``, the
+adapters under ``docs/examples/``) may instead report failures (exit 1), which are
+that library's verdict, not the document's.
 """
 
 from __future__ import annotations
@@ -108,7 +108,13 @@ def _scratch(tmp_path: pathlib.Path) -> pathlib.Path:
 
 
 def _missing_backend(command: str) -> str | None:
-    for backend, module in (("torch", "torch"), ("mlx", "mlx.core"), ("jax", "jax"), ("dask", "dask")):
+    for backend, module in (
+        ("torch", "torch"),
+        ("mlx", "mlx.core"),
+        ("jax", "jax"),
+        ("dask", "dask"),
+        ("transformers", "transformers"),
+    ):
         if re.search(rf"(posenc_ref:{backend}\b|check {backend}\b|{backend}_adapter\.py)", command):
             try:
                 found = importlib.util.find_spec(module) is not None
@@ -142,7 +148,7 @@ def test_documented_command_runs(document: str, command: str, tmp_path: pathlib.
         command = shlex.join(words)
     done = subprocess.run(command, shell=True, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     output = done.stdout[-3000:] + done.stderr[-3000:]
-    real_library = re.search(r"check (mlx\b|docs/examples/)", command)
+    real_library = re.search(r"check (mlx\b|transformers\b|docs/examples/)", command)
     allowed = (0, 1) if real_library else (0,)
     assert done.returncode in allowed, f"{document}: {command!r} exited {done.returncode}\n{output}"
     assert "stale" not in done.stdout + done.stderr, output

@@ -6,6 +6,9 @@ An adapter spec is one string (the ``check`` argument or ``POSENC_REF_ADAPTER``)
   ``mlx``, ``torch``, ``jax.numpy``, ``jax.numpy:x32``, ``dask.array``, ``cupy``);
 * ``mlx``: MLX's own layers (``mx.fast.rope``, ``nn.RoPE``, ``nn.ALiBi``,
   ``nn.SinusoidalPositionalEncoding``);
+* ``transformers`` or ``transformers:VARIANT`` (``mpt``, ``m2m100``, ``fsmt``,
+  ``gptj``): Hugging Face transformers' own functions (see
+  :mod:`posenc_ref_conformance.adapters.transformers`);
 * ``package.module`` or ``package.module:NAME``: an importable module defining
   canonical functions, or an :class:`Adapter` subclass / instance / factory named
   ``NAME`` (default: the module's ``ADAPTER`` attribute if it has one);
@@ -58,6 +61,14 @@ def _builtin(spec: str) -> Adapter | None:
             msg = f"adapter 'mlx' needs MLX (pip install 'posenc-ref[mlx]'): {exc}"
             raise AdapterError(msg) from exc
         return MlxAdapter()
+    if spec == "transformers" or spec.startswith("transformers:"):
+        from .transformers import ADAPTERS
+
+        variant = spec.partition(":")[2] or "default"
+        if variant not in ADAPTERS:
+            msg = f"adapter 'transformers:{variant}': variant must be one of {sorted(ADAPTERS)}"
+            raise AdapterError(msg)
+        return ADAPTERS[variant]()  # AdapterError if torch or transformers is missing
     return None
 
 

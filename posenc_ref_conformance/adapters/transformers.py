@@ -1,0 +1,566 @@
+"""Built-in adapter ``transformers``: Hugging Face transformers' own functions on the canonical calls.
+
+Every value comes out of a transformers function or module ``forward``; the
+adapter only converts formats.  ``torch`` and ``transformers`` are imported
+when an adapter is built, never when this module is imported, so the suite
+works without them (:func:`missing` says why none can be built).
+
+Coverage, canonical function -> transformers code path (read at 5.24):
+
+* ``rope_frequencies``: ``modeling_rope_utils.ROPE_INIT_FUNCTIONS[rope_type]
+  (config, seq_len=...)`` for every type the installed version ships
+  (``linear``, ``dynamic``, ``yarn``, ``longrope``, ``llama3``,
+  ``proportional``); ``default`` is ``LlamaRotaryEmbedding.
+  compute_default_rope_parameters`` (v5 keeps it out of the map).  HF has no
+  static ``ntk`` type: not declared.
+* ``rope_cos_sin``: half layout ``LlamaRotaryEmbedding.forward``; interleaved
+  ``CohereRotaryEmbedding.forward`` (``repeat_interleave`` of the phases; the
+  only HF table of that layout built from any ``inv_freq`` at any position).
+  Variant ``gptj``: ``GPTJRotaryEmbedding.forward`` (its fixed base-10000 table).
+* ``apply_rope``: half ``llama.apply_rotary_pos_emb``, or
+  ``gpt_neox.apply_rotary_pos_emb`` when only the first ``R < D`` channels
+  rotate (Llama's rotates all of them); interleaved ``gptj.apply_rotary_pos_emb``
+  (``rotate_every_two``).  ``rope``: the two chained, as a model chains them.
+* ``t5_bucket``: ``T5Attention._relative_position_bucket``.  Underscored, but it
+  is HF's only bucket function (T5, mT5, LongT5, Pix2Struct, UMT5 copy it).
+* ``alibi_slopes``, ``alibi_bias`` (the causal, row-identical form ``+m j``
+  only): ``bloom.build_alibi_tensor``; variant ``mpt``:
+  ``mpt.build_mpt_alibi_tensor`` (``m (j - L + 1)``, with ``alibi_bias_max``).
+* ``sinusoidal``: ``vaswani`` -> ``xlm.create_sinusoidal_embeddings``;
+  ``marian`` -> ``MarianSinusoidalPositionalEmbedding.create_weight`` +
+  ``forward``; ``fairseq`` -> ``Speech2TextSinusoidalPositionalEmbedding.
+  get_embedding`` (variants ``m2m100``: M2M100's, ``fsmt``: FSMT's
+  ``SinusoidalPositionalEmbedding``); ``tensor2tensor`` -> ``whisper.sinusoids``.
+* ``learned`` (offset ``opt``): ``OPTLearnedPositionalEmbedding.forward``.
+* ``causal_mask``: ``masking_utils.causal_mask_function``,
+  ``sliding_window_causal_mask_function``, ``chunked_causal_mask_function``.
+* ``attention``: ``llama.eager_attention_forward`` with the mask made by
+  ``masking_utils.eager_mask`` (``0`` kept, ``finfo(dtype).min`` masked).
+
+Not covered: HF has no standalone ``interpolate_table``, Shaw index (v5
+removed ``relative_key``), ``relative_positions`` or Llama 4 temperature
+function (``attn_scales`` is inline in ``Llama4TextAttention.forward``).
+
+Glue, each a convention difference and nothing computed:
+
+1. NumPy in, torch out (``torch.from_numpy``); CPU only.
+2. RoPE configs: ``rope_frequencies(dim, base, scaling)`` becomes a
+   ``LlamaConfig(head_dim=dim, rope_parameters={"rope_theta": base,
+   **scaling})``; a ``max_position_embeddings`` key moves from the dict to the
+   config, where HF reads it (absent, it is ``original * factor``: unread by
+   the types that lack it, it only keeps HF's range warnings quiet).
+3. Given ``inv_freq`` and ``attention_factor`` are loaded into a rotary
+   module's ``inv_freq`` buffer (``register_buffer``, as HF's dynamic update
+   does) and its ``attention_scaling`` attribute; ``forward`` then casts them.
+4. Head layouts: canonical ``x [..., S, D]`` with ``cos [..., S, R]`` is
+   reshaped to HF's ``[batch, heads, seq, dim]`` with ``cos [batch, seq, R]``
+   (``unsqueeze_dim=1``) or GPT-J's ``[batch, seq, heads, dim]`` with
+   half-width ``sin, cos [batch, seq, R/2]``, and back.
+5. GPT-J tables are half-width: the canonical interleaved table is their
+   ``repeat_interleave(2)`` (what ``gptj.apply_rotary_pos_emb`` does first), and
+   ``cos[..., 0::2]`` goes back in.  GPT-J's partial rotary splits
+   ``x[..., :R]`` / ``x[..., R:]`` as ``GPTJAttention.forward`` does.
+6. Tables hold rows ``0 .. n-1``: the adapter builds ``n = max + 1`` rows and
+   looks the positions up (``nn.functional.embedding``, as the models'
+   ``nn.Embedding`` does; ``index_select`` as Speech2Text's ``forward`` does).
+   A fairseq position ``p`` is HF's row ``p + padding_idx + 1`` (what
+   ``create_position_ids_from_input_ids`` numbers a token).  Tables past
+   :data:`MAX_TABLE` elements are not built (skipped).
+7. ALiBi: slopes are read off the tensor (BLOOM ``m * 1`` at key 1, MPT
+   ``-m`` at key ``L - 2``); the ``(H, 1, L)`` key row is taken at the key
+   positions and broadcast over the queries, as ``baddbmm`` broadcasts it.
+8. Mask functions are evaluated on broadcast index tensors ``q[:, None]``,
+   ``k[None, :]`` (HF's index-based path; ``left_padding = 0``).
+9. Attention: a boolean ``mask`` becomes HF's mask function ``keep[b, i, j]``;
+   a ``bias`` is added to the additive mask (as T5 adds ``position_bias``);
+   ``scale=None`` is ``head_dim**-0.5``; q/k/v go in as ``[batch, 1, seq, dim]``
+   and HF's ``[batch, seq, heads, dim]`` output is transposed back.
+
+Precision: HF computes positional tables, frequencies and phases in float32
+(``.float()``; XLM and Marian in float64 NumPy, then ``torch.FloatTensor``),
+so the adapter declares float32; the float64 it could also run
+(``apply_rope`` and ``learned`` follow their input) is in
+:data:`PLANNED_CAPABILITIES`.  Phases are float32 products ``m * theta``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .base import Adapter, Capabilities, Unsupported
+
+__all__ = ["ADAPTERS", "PLANNED_CAPABILITIES", "TransformersAdapter", "missing"]
+
+#: Largest table (rows x columns) the adapter asks HF to build; XLM and Marian fill theirs in Python.
+MAX_TABLE = {"torch": 2**25, "python": 2**21}
+
+_SINUSOIDAL_OPTIONS = {
+    "vaswani": {"base": 10000.0},
+    "marian": {"base": 10000.0},
+    "fairseq": {"padding_idx": 1},
+    "tensor2tensor": {"min_timescale": 1.0, "max_timescale": 1.0e4},
+}
+
+#: What the adapter would declare once the suite has these keys (measured with transformers 5.24).
+PLANNED_CAPABILITIES: dict[str, Any] = {
+    "phase": {
+        # position_ids[..., None].float() * inv_freq.float(): three float32 roundings of m * theta
+        "rope_cos_sin": "product",
+        "rope": "product",
+        "sinusoidal": {  # per convention: one adapter runs four HF implementations
+            "vaswani": "exact",  # XLM: float64 NumPy angles and sin/cos, rounded once to float32
+            "marian": "exact",  # Marian: the same
+            "fairseq": "product",  # Speech2Text/M2M100/FSMT: float32 arange(n).float() * freqs
+            "tensor2tensor": "product",  # Whisper: float32 arange(n) * inv_timescales
+        },
+    },
+    "dtypes": {
+        "rope_frequencies": ["float32"],  # arange(...).float(): inv_freq is float32
+        "rope_cos_sin": ["float32"],  # forward forces float32, then casts to x.dtype
+        "rope": ["float32"],
+        "apply_rope": ["float64", "float32"],  # computed in the dtype of q
+        "sinusoidal": ["float32"],  # torch.FloatTensor / .float() tables
+        "alibi_slopes": ["float32"],  # float32 slopes
+        "alibi_bias": ["float32"],
+        "learned": ["float64", "float32"],  # a lookup in the table's dtype
+        "attention": ["float32"],  # eager softmax(..., dtype=torch.float32)
+    },
+    "error_types": {
+        # KeyError: missing required key / unknown rope_type; StrictDataclassClassValidationError
+        # (huggingface_hub, not a ValueError): odd head_dim; RuntimeError: factor list of wrong length
+        "rope_frequencies": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"],
+        # ZeroDivisionError: dim 2 or 3 (fairseq); IndexError: a row before 0; RuntimeError: float ids
+        "sinusoidal": ["ZeroDivisionError", "IndexError", "RuntimeError"],
+        "learned": ["IndexError"],  # nn.Embedding past the table
+        # ZeroDivisionError: max_exact = 0 (num_buckets < 2, or < 4 bidirectional); RuntimeError: floats
+        "t5_bucket": ["ZeroDivisionError", "RuntimeError"],
+    },
+    "variants": {
+        # HF >= 5 requires the key; factor=None (explicit) derives max_position_embeddings / original
+        "scaling_types": {"yarn": ["factor-required"]},
+        # Whisper's sinusoids(): even dim >= 4 only, min_timescale fixed at 1
+        "sinusoidal_conventions": {"tensor2tensor": ["whisper"]},
+        # a query row with every key masked: finfo.min everywhere, so uniform weights (mean of v)
+        "attention_fully_masked_rows": ["uniform"],
+    },
+    "head_layouts": {
+        "apply_rope": {
+            "half": ["[batch, heads, seq, dim]", "[batch, seq, heads, dim]"],  # unsqueeze_dim 1 or 2
+            "interleaved": ["[batch, seq, heads, dim]"],  # GPT-J's rotate_every_two indexes 4 axes
+        },
+    },
+}
+
+
+def missing() -> str | None:
+    """Why no transformers adapter can be built here (None when torch and transformers import)."""
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:
+        return (
+            f"the transformers adapter needs torch and transformers (pip install transformers torch); {exc}"
+        )
+    return None
+
+
+def _float32_only(dtype: str, what: str) -> None:
+    if dtype != "float32":
+        msg = f"{what} computes in float32 only; {dtype} results would be float32 values widened"
+        raise Unsupported(msg)
+
+
+def _check_table(rows: int, cols: int, kind: str, what: str) -> None:
+    if rows * max(cols, 1) > MAX_TABLE[kind]:
+        msg = f"{what} builds every row 0 .. {rows - 1} ({rows} x {cols}); too large to build here"
+        raise Unsupported(msg)
+
+
+def _nonnegative(positions: np.ndarray, what: str) -> int:
+    """Rows needed for a table lookup at ``positions`` (all >= 0)."""
+    if positions.size and int(positions.min()) < 0:
+        msg = f"{what} has rows for positions 0 .. n-1 only; got {int(positions.min())}"
+        raise Unsupported(msg)
+    return int(positions.max()) + 1 if positions.size else 1
+
+
+def _options(convention: str, options: dict[str, Any], fixed: tuple[str, ...], what: str) -> dict[str, Any]:
+    """The convention's options with defaults; Unsupported if a ``fixed`` one is not its default."""
+    merged = {**_SINUSOIDAL_OPTIONS[convention], **options}
+    unknown = sorted(set(options) - set(_SINUSOIDAL_OPTIONS[convention]))
+    if unknown:
+        msg = f"{what} has no options {unknown}"
+        raise Unsupported(msg)
+    for name in fixed:
+        if merged[name] != _SINUSOIDAL_OPTIONS[convention][name]:
+            msg = f"{what} hard-codes {name}={_SINUSOIDAL_OPTIONS[convention][name]!r}; got {merged[name]!r}"
+            raise Unsupported(msg)
+    return merged
+
+
+class TransformersAdapter(Adapter):
+    """HF transformers' own RoPE, ALiBi, T5, sinusoidal, learned-offset and mask code (float32)."""
+
+    name = "transformers"
+    #: Which HF implementation serves a family that has several (variants override these).
+    alibi_source = "bloom"
+    fairseq_source = "speech2text"
+    interleaved_source = "cohere"
+    capabilities = Capabilities(
+        functions=None,  # the methods below; the rest of the protocol is not in HF
+        dtypes=("float32",),
+        scaling_types=("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"),
+        alibi_forms=("causal",),
+        sinusoidal_conventions=("vaswani", "tensor2tensor", "fairseq", "marian"),
+        learned_offsets=("opt",),
+        notes={
+            "rope_frequencies": "ROPE_INIT_FUNCTIONS / LlamaRotaryEmbedding.compute_default_rope_parameters "
+            "on a LlamaConfig; float32",
+            "rope_cos_sin": "LlamaRotaryEmbedding.forward (half), CohereRotaryEmbedding.forward "
+            "(interleaved): float32 phase m * theta",
+            "apply_rope": "llama / gpt_neox (partial) / gptj apply_rotary_pos_emb",
+            "alibi_bias": "bloom.build_alibi_tensor: causal row-identical form only, BLOOM's own slopes",
+            "sinusoidal": "XLM (vaswani), Marian, Speech2Text (fairseq), Whisper (tensor2tensor, even dim)",
+            "learned": "OPTLearnedPositionalEmbedding (offset 2)",
+        },
+    )
+
+    def __init__(self) -> None:
+        reason = missing()
+        if reason:
+            from . import AdapterError
+
+            raise AdapterError(reason)
+        import torch
+        import transformers
+
+        self.torch, self.transformers = torch, transformers
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "transformers": self.transformers.__version__,
+            "torch": self.torch.__version__,
+            "sources": {
+                "alibi": self.alibi_source,
+                "fairseq": self.fairseq_source,
+                "interleaved": self.interleaved_source,
+            },
+        }
+
+    def _t(self, array: Any) -> Any:
+        """``array`` as a torch tensor: a copy of NumPy input (writable, contiguous), torch as is."""
+        if isinstance(array, self.torch.Tensor):  # rope() hands rope_cos_sin's tables to apply_rope
+            return array
+        return self.torch.from_numpy(np.array(array))
+
+    # --- RoPE ------------------------------------------------------------------------------------------
+
+    def _llama_config(self, dim: int, base: float, scaling: dict[str, Any] | None) -> Any:
+        from transformers import LlamaConfig
+
+        params = dict(scaling or {"rope_type": "default"})
+        max_positions = params.pop("max_position_embeddings", None)
+        original, factor = params.get("original_max_position_embeddings"), params.get("factor")
+        if max_positions is None and original is not None:  # unread by these types; keeps HF's checks quiet
+            scaled = isinstance(factor, (int, float)) and factor > 1
+            max_positions = int(original * factor) if scaled else original
+        params.setdefault("rope_theta", base)
+        return LlamaConfig(
+            head_dim=dim,
+            hidden_size=dim,
+            num_attention_heads=1,
+            num_key_value_heads=1,
+            max_position_embeddings=max_positions or 2048,
+            rope_parameters=params,
+        )
+
+    def rope_frequencies(
+        self, dim: int, *, base: float, scaling: dict[str, Any] | None, seq_len: int | None, dtype: str
+    ) -> tuple[Any, Any]:
+        from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+        from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+        _float32_only(dtype, "ROPE_INIT_FUNCTIONS")
+        kind = (scaling or {}).get("rope_type", (scaling or {}).get("type", "default"))
+        if kind in self.capabilities.scaling_types and kind != "default" and kind not in ROPE_INIT_FUNCTIONS:
+            msg = f"transformers {self.transformers.__version__} has no rope_type {kind!r}"
+            raise Unsupported(msg)
+        config = self._llama_config(dim, base, scaling)
+        if kind == "default":
+            return LlamaRotaryEmbedding.compute_default_rope_parameters(config)
+        return ROPE_INIT_FUNCTIONS[kind](config, None, seq_len=seq_len)  # KeyError for unknown types, as HF
+
+    def _rotary(self, inv_freq: np.ndarray, attention_factor: float, layout: str) -> Any:
+        """The rotary-embedding module of ``layout`` holding the given frequencies."""
+        if layout == "half":
+            from transformers import LlamaConfig as Config
+            from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding as Rotary
+        else:
+            from transformers import CohereConfig as Config
+            from transformers.models.cohere.modeling_cohere import CohereRotaryEmbedding as Rotary
+        dim = 2 * inv_freq.size
+        module = Rotary(Config(head_dim=dim, hidden_size=dim, num_attention_heads=1, num_key_value_heads=1))
+        module.register_buffer("inv_freq", self._t(inv_freq), persistent=False)
+        module.attention_scaling = attention_factor
+        return module
+
+    def rope_cos_sin(
+        self, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, dtype: str
+    ) -> tuple[Any, Any]:
+        _float32_only(dtype, "the HF rotary embeddings")
+        positions, inv_freq = np.asarray(positions), np.asarray(inv_freq, dtype=np.float64)
+        if layout == "interleaved" and self.interleaved_source == "gptj":
+            return self._gptj_cos_sin(positions, inv_freq, attention_factor)
+        if layout not in ("half", "interleaved"):
+            msg = f"HF rotary embeddings have no layout {layout!r}"
+            raise Unsupported(msg)
+        x = self.torch.empty(0, dtype=self.torch.float32)
+        with self.torch.no_grad():
+            return self._rotary(inv_freq, attention_factor, layout)(x, self._t(positions))
+
+    def _gptj_cos_sin(self, positions: np.ndarray, inv_freq: np.ndarray, attention_factor: float) -> Any:
+        from transformers import GPTJConfig
+        from transformers.models.gptj.modeling_gptj import GPTJRotaryEmbedding
+
+        dim = 2 * inv_freq.size
+        if attention_factor != 1.0 or not np.allclose(
+            inv_freq, 10000.0 ** (-np.arange(0, dim, 2) / dim), rtol=1e-12, atol=0
+        ):
+            msg = "GPT-J's table is fixed: base 10000, no attention factor"
+            raise Unsupported(msg)
+        rows = _nonnegative(positions, "GPT-J's rotary table")
+        _check_table(rows, dim, "torch", "GPT-J's rotary table")
+        module = GPTJRotaryEmbedding(GPTJConfig(rotary_dim=dim, n_positions=rows, n_embd=dim, n_head=1))
+        x = self.torch.empty(0, dtype=self.torch.float32)
+        with self.torch.no_grad():
+            sin, cos = module(x, self._t(positions))
+        return cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)
+
+    def apply_rope(self, x: Any, cos: Any, sin: Any, *, layout: str) -> Any:
+        if layout not in ("half", "interleaved"):
+            msg = f"HF has no apply_rotary_pos_emb for layout {layout!r}"
+            raise Unsupported(msg)
+        torch = self.torch
+        x, cos, sin = (self._t(a) for a in (x, cos, sin))
+        width, seq, channels = cos.shape[-1], x.shape[-2], x.shape[-1]
+        lead = x.shape[:-2]
+        cos, sin = (t.broadcast_to((*lead, seq, width)).reshape(-1, seq, width) for t in (cos, sin))
+        with torch.no_grad():
+            if layout == "half":
+                from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox
+                from transformers.models.llama.modeling_llama import apply_rotary_pos_emb as llama
+
+                q = x.reshape(-1, 1, seq, channels)  # [batch, heads, seq, dim]
+                out, _ = (llama if width == channels else neox)(q, q, cos, sin, unsqueeze_dim=1)
+            else:
+                from transformers.models.gptj.modeling_gptj import apply_rotary_pos_emb as gptj
+
+                q = x.reshape(-1, seq, 1, channels)  # [batch, seq, heads, dim]
+                rot = gptj(q[..., :width], sin[..., 0::2], cos[..., 0::2])
+                out = torch.cat([rot, q[..., width:]], dim=-1)
+        return out.reshape(x.shape)
+
+    # --- T5 ----------------------------------------------------------------------------------------------
+
+    def t5_bucket(self, relative: Any, *, bidirectional: bool, num_buckets: int, max_distance: int) -> Any:
+        from transformers.models.t5.modeling_t5 import T5Attention
+
+        return T5Attention._relative_position_bucket(
+            self._t(relative),
+            bidirectional=bidirectional,
+            num_buckets=num_buckets,
+            max_distance=max_distance,
+        )
+
+    # --- ALiBi -------------------------------------------------------------------------------------------
+
+    def _alibi_row(self, num_heads: int, length: int, max_bias: float) -> Any:
+        """The ``(H, 1, length)`` key row of the chosen ALiBi builder, keys ``0 .. length-1``."""
+        torch = self.torch
+        if self.alibi_source == "mpt":
+            from transformers.models.mpt.modeling_mpt import build_mpt_alibi_tensor
+
+            return build_mpt_alibi_tensor(num_heads, length, alibi_bias_max=max_bias)
+        from transformers.models.bloom.modeling_bloom import build_alibi_tensor
+
+        if max_bias != 8.0:
+            msg = "BLOOM's build_alibi_tensor has no max_bias (always 8)"
+            raise Unsupported(msg)
+        return build_alibi_tensor(torch.ones(1, length, dtype=torch.long), num_heads, torch.float32)
+
+    def alibi_slopes(self, num_heads: int, *, max_bias: float, dtype: str) -> Any:
+        _float32_only(dtype, f"{self.alibi_source} ALiBi")
+        row = self._alibi_row(num_heads, 2, max_bias)
+        return -row[:, 0, 0] if self.alibi_source == "mpt" else row[:, 0, 1]
+
+    def alibi_bias(self, q_positions: Any, k_positions: Any, slopes: Any, *, form: str) -> Any:
+        if form != "causal":
+            msg = f"HF's ALiBi tensors are the causal row-identical form only; got form {form!r}"
+            raise Unsupported(msg)
+        slopes = np.asarray(slopes)
+        _float32_only(str(slopes.dtype), f"{self.alibi_source} ALiBi")
+        k = np.asarray(k_positions)
+        rows = _nonnegative(k, f"{self.alibi_source} ALiBi")
+        _check_table(rows, slopes.size, "torch", f"{self.alibi_source} ALiBi")
+        own = np.asarray(self.alibi_slopes(slopes.size, max_bias=8.0, dtype="float32"))
+        if not np.allclose(own, slopes, rtol=4 * 2.0**-24, atol=0):
+            msg = f"{self.alibi_source} computes its own slopes; the given ones differ (max_bias 8 assumed)"
+            raise Unsupported(msg)
+        row = self._alibi_row(slopes.size, rows, 8.0)[:, :, self._t(k.reshape(-1))]
+        return row.broadcast_to((slopes.size, np.asarray(q_positions).size, k.size))
+
+    # --- absolute ----------------------------------------------------------------------------------------
+
+    def sinusoidal(
+        self, positions: Any, dim: int, *, convention: str, options: dict[str, Any], dtype: str
+    ) -> Any:
+        builder = {
+            "vaswani": self._xlm,
+            "marian": self._marian,
+            "fairseq": self._fairseq,
+            "tensor2tensor": self._whisper,
+        }.get(convention)
+        if builder is None:
+            msg = f"HF has no {convention!r} sinusoidal table"
+            raise Unsupported(msg)
+        _float32_only(dtype, "HF's sinusoidal tables")
+        with self.torch.no_grad():
+            return builder(np.asarray(positions), dim, options)
+
+    def _lookup(self, table: Any, positions: np.ndarray) -> Any:
+        return self.torch.nn.functional.embedding(self._t(positions), table)
+
+    def _xlm(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
+
+        _options("vaswani", options, ("base",), "XLM's create_sinusoidal_embeddings")
+        rows = _nonnegative(positions, "XLM's table")
+        _check_table(rows, dim, "python", "XLM's create_sinusoidal_embeddings")
+        table = create_sinusoidal_embeddings(rows, dim, self.torch.empty(rows, dim))
+        return self._lookup(table, positions)
+
+    def _marian(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
+
+        _options("marian", options, ("base",), "MarianSinusoidalPositionalEmbedding")
+        rows = _nonnegative(positions, "Marian's table")
+        _check_table(rows, dim, "python", "MarianSinusoidalPositionalEmbedding")
+        module = MarianSinusoidalPositionalEmbedding(rows, dim)
+        module.weight.copy_(module.create_weight())
+        return module(self.torch.Size(positions.shape), position_ids=self._t(positions))
+
+    def _fairseq(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        padding_idx = _options("fairseq", options, (), "fairseq")["padding_idx"]
+        if self.fairseq_source == "m2m100":
+            from transformers.models.m2m_100.modeling_m2m_100 import (
+                M2M100SinusoidalPositionalEmbedding as Embedding,
+            )
+        elif self.fairseq_source == "fsmt":
+            from transformers.models.fsmt.modeling_fsmt import SinusoidalPositionalEmbedding as Embedding
+        else:
+            from transformers.models.speech_to_text.modeling_speech_to_text import (
+                Speech2TextSinusoidalPositionalEmbedding as Embedding,
+            )
+        ids = positions + padding_idx + 1  # the row create_position_ids_from_input_ids gives token p
+        rows = max(int(ids.max()) + 1 if ids.size else 1, padding_idx + 1)
+        _check_table(rows, dim, "torch", f"{self.fairseq_source} get_embedding")
+        table = Embedding.get_embedding(rows, dim, padding_idx)
+        return table.index_select(0, self._t(ids.reshape(-1))).reshape(*positions.shape, -1)
+
+    def _whisper(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        from transformers.models.whisper.modeling_whisper import sinusoids
+
+        merged = _options("tensor2tensor", options, ("min_timescale",), "Whisper's sinusoids")
+        if dim % 2:
+            msg = f"Whisper's sinusoids() rejects odd channels by design (ValueError); got dim={dim}"
+            raise Unsupported(msg)
+        rows = _nonnegative(positions, "Whisper's table")
+        _check_table(rows, dim, "torch", "Whisper's sinusoids")
+        table = sinusoids(rows, dim, max_timescale=merged["max_timescale"])
+        return self._lookup(table, positions)
+
+    def learned(self, table: Any, positions: Any, *, offset: str, padding_idx: int | None) -> Any:
+        from transformers.models.opt.modeling_opt import OPTLearnedPositionalEmbedding
+
+        if offset != "opt" or padding_idx is not None:
+            msg = f"OPT's learned embedding has offset 2 and no padding_idx; got {offset=}, {padding_idx=}"
+            raise Unsupported(msg)
+        table = self._t(table)
+        module = OPTLearnedPositionalEmbedding(table.shape[0] - 2, table.shape[1]).to(table.dtype)
+        module.load_state_dict({"weight": table})
+        with self.torch.no_grad():
+            return module(None, position_ids=self._t(positions))
+
+    # --- masks -------------------------------------------------------------------------------------------
+
+    def causal_mask(
+        self, q_positions: Any, k_positions: Any, *, sliding_window: int | None, chunk_size: int | None
+    ) -> Any:
+        from transformers import masking_utils as mu
+
+        torch = self.torch
+        functions = [mu.causal_mask_function]
+        if sliding_window is not None:
+            functions.append(mu.sliding_window_causal_mask_function(sliding_window))
+        if chunk_size is not None:
+            functions.append(mu.chunked_causal_mask_function(chunk_size, torch.zeros(1, dtype=torch.long)))
+        mask = mu.and_masks(*functions)
+        batch = head = torch.zeros((), dtype=torch.long)
+        q = self._t(q_positions)[:, None]
+        k = self._t(k_positions)[None, :]
+        return mask(batch, head, q, k).broadcast_to((q.shape[0], k.shape[1]))
+
+    # --- attention ---------------------------------------------------------------------------------------
+
+    def attention(self, q: Any, k: Any, v: Any, *, bias: Any, mask: Any, scale: float | None) -> Any:
+        import types
+
+        from transformers.masking_utils import eager_mask
+        from transformers.models.llama.modeling_llama import eager_attention_forward
+
+        torch = self.torch
+        q, k, v = (self._t(a) for a in (q, k, v))
+        lead, (lq, depth), lk = q.shape[:-2], q.shape[-2:], k.shape[-2]
+        if k.shape[:-2] != lead or v.shape[:-2] != lead:
+            msg = "eager_attention_forward takes q, k and v with the same leading axes"
+            raise Unsupported(msg)
+        query, key, value = (t.reshape(-1, 1, *t.shape[-2:]) for t in (q, k, v))  # [batch, heads, seq, dim]
+        batches = query.shape[0]
+        additive = None  # HF's attention_mask: one additive float tensor
+        if mask is not None:  # HF's eager mask from a mask function: 0 where kept, finfo.min elsewhere
+            keep = self._t(np.broadcast_to(mask, (*lead, lq, lk)).reshape(batches, lq, lk))
+            additive = eager_mask(
+                batches, lq, lk, mask_function=lambda b, h, i, j: keep[b, i, j], dtype=q.dtype
+            )
+        if bias is not None:  # a position bias joins the mask, as T5 adds position_bias to it
+            joined = self._t(bias).broadcast_to((*lead, lq, lk)).reshape(batches, 1, lq, lk)
+            additive = joined if additive is None else additive + joined
+        module = types.SimpleNamespace(num_key_value_groups=1, training=False)
+        with torch.no_grad():
+            out, _ = eager_attention_forward(
+                module, query, key, value, additive, scaling=depth**-0.5 if scale is None else scale
+            )
+        return out.transpose(1, 2).reshape(*lead, lq, v.shape[-1])  # HF returns [batch, seq, heads, dim]
+
+
+def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
+    """A subclass that takes one family from another HF implementation."""
+    attributes = {"__doc__": doc, "__module__": __name__, "name": f"transformers:{name}", **sources}
+    return type(f"Transformers_{name}", (TransformersAdapter,), attributes)
+
+
+#: Variant name -> adapter class; ``posenc_ref_conformance.adapters.transformers:NAME`` loads one.
+ADAPTERS: dict[str, type[TransformersAdapter]] = {
+    "default": TransformersAdapter,
+    "mpt": _variant(
+        "mpt", "ALiBi from MPT's build_mpt_alibi_tensor (has alibi_bias_max).", alibi_source="mpt"
+    ),
+    "m2m100": _variant("m2m100", "The fairseq table from M2M100 (NLLB).", fairseq_source="m2m100"),
+    "fsmt": _variant("fsmt", "The fairseq table from FSMT.", fairseq_source="fsmt"),
+    "gptj": _variant("gptj", "Interleaved cos/sin from GPT-J's fixed table.", interleaved_source="gptj"),
+}
+ADAPTER = TransformersAdapter
+mpt, m2m100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m100", "fsmt", "gptj"))
