@@ -42,7 +42,7 @@ from .golden import _format
 from .isolation import DEFAULT_TIMEOUT, InProcessExecutor, Outcome, ProxyAdapter, WorkerExecutor
 from .results import SCHEMES, CaseResult, Report
 
-__all__ = ["DEFAULT_TIMEOUT", "SCHEMES", "CaseResult", "Report", "load_xfails", "run"]
+__all__ = ["DEFAULT_TIMEOUT", "SCHEMES", "CaseResult", "Report", "load_xfails", "run", "run_case"]
 
 #: The adapter call of each canonical function: positional parameters (the rest are keywords).
 _POSITIONAL = {
@@ -312,6 +312,27 @@ def _golden_results(
                     continue
                 results.append(_run_case(adapter, doc, case, dtype))
     return results
+
+
+def run_case(adapter: Adapter, case_id: str, dtype: str | None = None) -> CaseResult:
+    """The result of one golden case at one dtype (``None``: the file's first), in this process.
+
+    For tests of adapters; :func:`run` is the whole suite.
+    """
+    for doc in golden.load():
+        for case in doc["cases"]:
+            if case["id"] == case_id:
+                run_dtype = (
+                    dtype
+                    if dtype is not None or doc["dtypes"][0] not in ("float64", "float32")
+                    else "float64"
+                )
+                proxy = ProxyAdapter(InProcessExecutor(adapter))
+                return _run_case(
+                    proxy, doc, case, run_dtype if doc["dtypes"][0] in ("float64", "float32") else None
+                )
+    msg = f"case_id must name a golden case; got {case_id!r}"
+    raise ValueError(msg)
 
 
 # --- the run -------------------------------------------------------------------------------------------

@@ -17,8 +17,7 @@ def _cases() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
 
 def verdict(adapter: Any, case_id: str, dtype: str | None = "float32") -> runner.CaseResult:
     """The suite's result for golden case ``case_id`` at ``dtype`` (None for integer outputs)."""
-    doc, case = _cases()[case_id]
-    return runner._run_case(adapter, doc, case, dtype)
+    return runner.run_case(adapter, case_id, dtype)
 
 
 def case_inputs(case_id: str, dtype: str | None = "float32") -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 * ``sinusoidal`` (``convention="mlx"`` only): ``mlx.nn.SinusoidalPositionalEncoding``
   applied to the positions (it encodes values: ``pe(positions)``), float32.
-* ``rope``: ``mlx.nn.RoPE`` when the frequencies are the default ``base**(-2i/d)``
-  for some base, else ``mx.fast.rope(..., freqs=1/inv_freq)``.  Both take a scalar
+* ``rope``: ``mx.fast.rope(..., freqs=1/inv_freq)`` (the given frequencies, as
+  periods; ``nn.RoPE(base=...)`` derives its own in float32, which is what the
+  planned ``rope_from_base`` call is for).  It takes a scalar
   ``offset``, so positions must be contiguous; an attention factor other than 1
   is applied by scaling the rotated channels of ``x`` first, as mlx-lm does (MLX
   itself has no such argument).  Angles are float32 products ``m * theta``.
@@ -16,13 +17,9 @@
 Everything is float32 (MLX's layers compute in float32; Metal has no float64).
 
 ``docs/examples/mlx_adapter.py`` is the teaching version of this adapter: it
-declares the same capabilities and gets the same verdicts (47 pass, 4 fail, 342
-skip with mlx 0.32.4), but always rotates with ``mx.fast.rope(freqs=1/inv_freq)``
-and applies the attention factor to the output, where this adapter routes
-default-base frequencies through ``nn.RoPE(base=...)`` (so MLX builds them
-itself, in its kernel) and scales ``x`` first as mlx-lm does.  On today's cases
-the two paths differ only in rounding (the four failures are the float32
-products at positions near 2**20 in both).
+declares the same capabilities and gets the same verdicts (a test asserts it),
+but applies the attention factor to the output, where this adapter scales ``x``
+first as mlx-lm does.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ._glue import check_layout, contiguous_offset, default_base
+from ._glue import check_layout, contiguous_offset
 from .base import Adapter, Capabilities, Unsupported
 
 __all__ = ["PLANNED_CAPABILITIES", "MlxAdapter"]
@@ -109,21 +106,19 @@ class MlxAdapter(Adapter):
         if array.ndim < 3:
             array = array.reshape((1,) * (3 - array.ndim) + tuple(array.shape))
         traditional = layout == "interleaved"
-        base = default_base(inv_freq)
-        if base is not None:
-            out = self.nn.RoPE(dims, traditional=traditional, base=base)(array, offset=offset)
-        else:
-            with np.errstate(divide="ignore"):
-                periods = np.where(inv_freq > 0, 1.0 / np.where(inv_freq > 0, inv_freq, 1.0), np.inf)
-            out = mx.fast.rope(
-                array,
-                dims,
-                traditional=traditional,
-                base=None,
-                scale=1.0,
-                offset=offset,
-                freqs=mx.array(periods.astype(np.float32)),
-            )
+        # The canonical rope takes the given frequencies: mx.fast.rope(freqs=periods).  nn.RoPE(base=...)
+        # derives its own in float32 (a wider error, the planned rope_from_base call's business).
+        with np.errstate(divide="ignore"):
+            periods = np.where(inv_freq > 0, 1.0 / np.where(inv_freq > 0, inv_freq, 1.0), np.inf)
+        out = mx.fast.rope(
+            array,
+            dims,
+            traditional=traditional,
+            base=None,
+            scale=1.0,
+            offset=offset,
+            freqs=mx.array(periods.astype(np.float32)),
+        )
         return out.reshape(data.shape)
 
     def alibi_slopes(self, num_heads: int, *, max_bias: float, dtype: str) -> Any:
