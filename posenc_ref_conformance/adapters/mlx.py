@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ._kernel import default_base
 from .base import Adapter, Capabilities, Unsupported
 
 __all__ = ["MlxAdapter"]
@@ -34,16 +35,6 @@ def _contiguous_offset(positions: np.ndarray) -> int:
         msg = "MLX rope/ALiBi take a scalar offset: positions must be contiguous (offset + arange(L))"
         raise Unsupported(msg)
     return start
-
-
-def _default_base(inv_freq: np.ndarray) -> float | None:
-    """The base b with inv_freq = b**(-2i/d), if there is one (d = 2 * len(inv_freq))."""
-    dims = 2 * inv_freq.size
-    if inv_freq.size < 2 or inv_freq[0] != 1.0 or not np.all(inv_freq > 0):
-        return None
-    base = float(inv_freq[1] ** (-dims / 2))
-    expected = base ** (-np.arange(0, dims, 2) / dims)
-    return base if np.allclose(inv_freq, expected, rtol=1e-12, atol=0) else None
 
 
 class MlxAdapter(Adapter):
@@ -95,7 +86,7 @@ class MlxAdapter(Adapter):
         if array.ndim < 3:
             array = array.reshape((1,) * (3 - array.ndim) + tuple(array.shape))
         traditional = layout == "interleaved"
-        base = _default_base(inv_freq)
+        base = default_base(inv_freq)
         if base is not None:
             out = self.nn.RoPE(dims, traditional=traditional, base=base)(array, offset=offset)
         else:
