@@ -44,27 +44,6 @@ from .results import SCHEMES, CaseResult, Report
 
 __all__ = ["DEFAULT_TIMEOUT", "SCHEMES", "CaseResult", "Report", "load_xfails", "run", "run_case"]
 
-#: The adapter call of each canonical function: positional parameters (the rest are keywords).
-_POSITIONAL = {
-    "sinusoidal": ("positions", "dim"),
-    "learned": ("table", "positions"),
-    "interpolate_table": ("table", "new_length"),
-    "rope_frequencies": ("dim",),
-    "rope_cos_sin": ("positions", "inv_freq"),
-    "apply_rope": ("x", "cos", "sin"),
-    "rope": ("x", "positions", "inv_freq"),
-    "t5_bucket": ("relative",),
-    "alibi_slopes": ("num_heads",),
-    "alibi_bias": ("q_positions", "k_positions", "slopes"),
-    "relative_positions": ("q_positions", "k_positions"),
-    "shaw_index": ("relative",),
-    "causal_mask": ("q_positions", "k_positions"),
-    "llama4_attn_scale": ("positions",),
-    "attention": ("q", "k", "v"),
-}
-_TAKES_DTYPE = {"sinusoidal", "rope_frequencies", "rope_cos_sin", "alibi_slopes", "llama4_attn_scale"}
-
-
 # --- xfail files ---------------------------------------------------------------------------------------
 
 
@@ -106,32 +85,36 @@ def _apply_xfails(results: list[CaseResult], xfails: Sequence[str]) -> list[str]
 
 # --- golden cases --------------------------------------------------------------------------------------
 
+#: The values each capability field knows (a value outside is not the capability's business).
 _KNOWN = {
-    "layout": LAYOUTS,
-    "form": ALIBI_FORMS,
-    "offset": LEARNED_OFFSETS,
-    "rope_type": SCALING_TYPES,
+    "layouts": LAYOUTS,
+    "alibi_forms": ALIBI_FORMS,
+    "learned_offsets": LEARNED_OFFSETS,
+    "scaling_types": SCALING_TYPES,
+    "sinusoidal_conventions": SINUSOIDAL_CONVENTIONS,
+    "shaw_conventions": SHAW_CONVENTIONS,
 }
 
 
-def _needs(adapter: Adapter, function: str, inputs: dict[str, Any]) -> str | None:
-    """Why the adapter cannot run these inputs (declared capabilities), or None."""
+def _option_value(param: str, value: Any) -> Any:
+    """The value a capability is about: the scaling dict's rope_type, else the option itself."""
+    if param == "scaling":
+        return value.get("rope_type", value.get("type", "default")) if isinstance(value, dict) else None
+    return value
+
+
+def _needs(adapter: Adapter, doc: dict[str, Any], inputs: dict[str, Any]) -> str | None:
+    """Why the adapter cannot run these inputs (declared capabilities), or None.
+
+    Each option of the file's signature names the capability field that gates it;
+    a value that field does not know (an invalid-input case's nonsense) is not gated.
+    """
     caps = adapter.capabilities
-    checks = [("layout", caps.layouts), ("form", caps.alibi_forms), ("offset", caps.learned_offsets)]
-    if function == "sinusoidal":
-        checks.append(("convention", caps.sinusoidal_conventions))
-    if function == "shaw_index":
-        checks.append(("convention", caps.shaw_conventions))
-    known = {**_KNOWN, "convention": SINUSOIDAL_CONVENTIONS if function == "sinusoidal" else SHAW_CONVENTIONS}
-    for key, allowed in checks:
-        value = inputs.get(key)
-        if isinstance(value, str) and value not in allowed and value in known[key]:
-            return f"{key} {value!r} not supported"
-    scaling = inputs.get("scaling")
-    if isinstance(scaling, dict):
-        kind = scaling.get("rope_type", scaling.get("type", "default"))
-        if kind not in caps.scaling_types and kind in SCALING_TYPES:
-            return f"scaling type {kind!r} not supported"
+    for param, field in doc["signature"]["options"].items():
+        value = _option_value(param, inputs.get(param))
+        if isinstance(value, str) and value in _KNOWN[field] and value not in getattr(caps, field):
+            what = "scaling type" if param == "scaling" else param
+            return f"{what} {value!r} not supported"
     return None
 
 
@@ -152,11 +135,15 @@ def _decode_inputs(case: dict[str, Any], cast: Sequence[str], dtype: str | None)
     return out
 
 
-def _arguments(function: str, inputs: dict[str, Any], dtype: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    kwargs = dict(inputs)
-    if function in _TAKES_DTYPE:
+def _arguments(
+    doc: dict[str, Any], inputs: dict[str, Any], dtype: str
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The adapter call the golden file's signature describes."""
+    signature = doc["signature"]
+    args = tuple(inputs[name] for name in signature["positional"])
+    kwargs = {name: inputs[name] for name in signature["keyword"]}
+    if signature["takesDtype"]:
         kwargs["dtype"] = dtype
-    args = tuple(kwargs.pop(p) for p in _POSITIONAL[function])
     return args, kwargs
 
 
@@ -188,7 +175,7 @@ def _run_case(
         case["id"], function, doc["scheme"], dtype or doc["dtypes"][0], "skip", flags=tuple(case["flags"])
     )
     inputs = _decode_inputs(case, doc["castInputs"], dtype)
-    reason = _needs(adapter, function, inputs)
+    reason = _needs(adapter, doc, inputs)
     if reason:
         return dataclasses.replace(base, detail=reason)
     invalid = case["result"] == "invalid"
@@ -196,7 +183,7 @@ def _run_case(
         return dataclasses.replace(base, detail="adapter does not check invalid inputs")
     if invalid and "DataDependentCheck" in case["flags"] and not adapter.capabilities.data_dependent_errors:
         return dataclasses.replace(base, detail="adapter does not check array values (lazy backend)")
-    args, kwargs = _arguments(function, inputs, dtype or "float64")
+    args, kwargs = _arguments(doc, inputs, dtype or "float64")
     outcome = adapter.outcome(function, *args, **kwargs)
     if outcome.kind == "unsupported":
         return dataclasses.replace(base, detail=outcome.describe())

@@ -113,7 +113,7 @@ def test_invalid_inputs_raise_the_documented_error(case: dict[str, Any]) -> None
     function = case["id"].split("/")[0]
     doc = FILES[function]
     adapter = PosencRefAdapter("numpy")
-    args, kwargs = _arguments(function, _decode_inputs(case, doc["castInputs"], "float64"), "float64")
+    args, kwargs = _arguments(doc, _decode_inputs(case, doc["castInputs"], "float64"), "float64")
     expected = case["expected"]
     with pytest.raises(Exception) as info:
         getattr(adapter, function)(*args, **kwargs)

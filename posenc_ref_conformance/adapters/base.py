@@ -15,33 +15,24 @@ you support in ``capabilities``: cases needing another layout, scaling type,
 ALiBi form, sinusoidal convention or dtype are skipped, not failed.  Raise
 :class:`Unsupported` from a call for anything finer-grained.
 
-Canonical calls (keyword names are part of the protocol)::
-
-    sinusoidal(positions, dim, *, convention, options, dtype) -> [*positions.shape, dim]
-    learned(table, positions, *, offset, padding_idx) -> [*positions.shape, table.shape[1]]
-    interpolate_table(table, new_length) -> [new_length, table.shape[1]]
-    rope_frequencies(dim, *, base, scaling, seq_len, dtype) -> (inv_freq, attention_factor)
-    rope_cos_sin(positions, inv_freq, *, attention_factor, layout, dtype) -> (cos, sin)
-    apply_rope(x, cos, sin, *, layout) -> like x
-    rope(x, positions, inv_freq, *, attention_factor, layout) -> like x   (default: the two above)
-    t5_bucket(relative, *, bidirectional, num_buckets, max_distance) -> integer, like relative
-    alibi_slopes(num_heads, *, max_bias, dtype) -> [num_heads]
-    alibi_bias(q_positions, k_positions, slopes, *, form) -> [H, Lq, Lk]
-    relative_positions(q_positions, k_positions) -> [..., Lq, Lk] (key - query)
-    shaw_index(relative, *, max_distance, convention) -> integer, like relative
-    causal_mask(q_positions, k_positions, *, sliding_window, chunk_size) -> bool [Lq, Lk]
-    llama4_attn_scale(positions, *, floor_scale, attn_scale, dtype) -> like positions
-    attention(q, k, v, *, bias, mask, scale) -> [..., Lq, Dv]
-
 ``inv_freq`` arguments are float64 and exact: use their values as given.
 ``layout`` is ``"half"`` (pairs ``i, i + d/2``) or ``"interleaved"`` (``2i, 2i+1``);
-``scaling`` is a dict of HF ``rope_parameters`` keys (or ``None``).
+``scaling`` is a dict of HF ``rope_parameters`` keys (or ``None``).  ``rope``
+defaults to ``apply_rope(x, *rope_cos_sin(...))``.
+
+The canonical calls (keyword names are part of the protocol), as the shipped
+golden vectors' ``index.json`` declares them (each golden file states its own
+call the same way, under ``signature``)::
+
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import inspect
+import json
+import pathlib
 from typing import Any, NoReturn
 
 __all__ = [
@@ -63,27 +54,22 @@ ALIBI_FORMS = ("symmetric", "causal")
 SINUSOIDAL_CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx")
 LEARNED_OFFSETS = ("plain", "opt", "roberta")
 SHAW_CONVENTIONS = ("tensor2tensor", "bert")
-CANONICAL_FUNCTIONS = (
-    "sinusoidal",
-    "learned",
-    "interpolate_table",
-    "rope_frequencies",
-    "rope_cos_sin",
-    "apply_rope",
-    "rope",
-    "t5_bucket",
-    "alibi_slopes",
-    "alibi_bias",
-    "relative_positions",
-    "shaw_index",
-    "causal_mask",
-    "llama4_attn_scale",
-    "attention",
-)
+
+
+def _declared_calls() -> dict[str, dict[str, Any]]:
+    """Each canonical function's entry of the shipped ``index.json`` (its call, outputs, scheme)."""
+    index = pathlib.Path(__file__).resolve().parents[1] / "golden" / "vectors" / "index.json"
+    return {entry["function"]: entry for entry in json.loads(index.read_text(encoding="ascii"))["files"]}
+
+
+#: The canonical functions, each with its declared call (``signature``): the golden vectors' own list.
+CANONICAL_CALLS = _declared_calls()
+CANONICAL_FUNCTIONS = tuple(CANONICAL_CALLS)
 #: Output names of the canonical functions with more than one output (the others return one array).
 CANONICAL_OUTPUTS = {
-    "rope_frequencies": ("inv_freq", "attention_factor"),
-    "rope_cos_sin": ("cos", "sin"),
+    name: tuple(entry["signature"]["outputs"])
+    for name, entry in CANONICAL_CALLS.items()
+    if len(entry["signature"]["outputs"]) > 1
 }
 DTYPES = ("float64", "float32")
 #: Precision classes of phase computations (see Capabilities.phase).
@@ -276,30 +262,6 @@ class Adapter:
         msg = f"{self.name} does not implement {function}"
         raise Unsupported(msg)
 
-    def sinusoidal(
-        self, positions: Any, dim: int, *, convention: str, options: dict[str, Any], dtype: str
-    ) -> Any:
-        self._missing("sinusoidal")
-
-    def learned(self, table: Any, positions: Any, *, offset: str, padding_idx: int | None) -> Any:
-        self._missing("learned")
-
-    def interpolate_table(self, table: Any, new_length: int) -> Any:
-        self._missing("interpolate_table")
-
-    def rope_frequencies(
-        self, dim: int, *, base: float, scaling: dict[str, Any] | None, seq_len: int | None, dtype: str
-    ) -> tuple[Any, Any]:
-        self._missing("rope_frequencies")
-
-    def rope_cos_sin(
-        self, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, dtype: str
-    ) -> tuple[Any, Any]:
-        self._missing("rope_cos_sin")
-
-    def apply_rope(self, x: Any, cos: Any, sin: Any, *, layout: str) -> Any:
-        self._missing("apply_rope")
-
     def rope(self, x: Any, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str) -> Any:
         """Default: ``apply_rope(x, *rope_cos_sin(positions, ...))`` in the dtype of ``x``."""
         import numpy as np
@@ -313,31 +275,39 @@ class Adapter:
         )
         return self.apply_rope(x, cos, sin, layout=layout)
 
-    def t5_bucket(self, relative: Any, *, bidirectional: bool, num_buckets: int, max_distance: int) -> Any:
-        self._missing("t5_bucket")
 
-    def alibi_slopes(self, num_heads: int, *, max_bias: float, dtype: str) -> Any:
-        self._missing("alibi_slopes")
+def call_text(function: str) -> str:
+    """``function``'s call as written in the protocol: ``name(positional, *, keyword, dtype) -> outputs``."""
+    signature = CANONICAL_CALLS[function]["signature"]
+    keyword = [*signature["keyword"], *(["dtype"] if signature["takesDtype"] else [])]
+    params = [*signature["positional"], *(["*", *keyword] if keyword else [])]
+    outputs = signature["outputs"]
+    result = outputs[0] if len(outputs) == 1 else f"({', '.join(outputs)})"
+    return f"{function}({', '.join(params)}) -> {result}"
 
-    def alibi_bias(self, q_positions: Any, k_positions: Any, slopes: Any, *, form: str) -> Any:
-        self._missing("alibi_bias")
 
-    def relative_positions(self, q_positions: Any, k_positions: Any) -> Any:
-        self._missing("relative_positions")
+def _unsupported_method(function: str) -> Any:
+    """The base class's method of ``function``: raises Unsupported, with the declared signature."""
 
-    def shaw_index(self, relative: Any, *, max_distance: Any, convention: str) -> Any:
-        self._missing("shaw_index")
+    def method(self: Adapter, *args: Any, **kwargs: Any) -> Any:
+        self._missing(function)
 
-    def causal_mask(
-        self, q_positions: Any, k_positions: Any, *, sliding_window: int | None, chunk_size: int | None
-    ) -> Any:
-        self._missing("causal_mask")
+    signature = CANONICAL_CALLS[function]["signature"]
+    keyword = [*signature["keyword"], *(["dtype"] if signature["takesDtype"] else [])]
+    method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in signature["positional"]]
+        + [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in keyword]
+    )
+    method.__name__ = method.__qualname__ = function
+    method.__doc__ = f"``{call_text(function)}``: {CANONICAL_CALLS[function]['call']}"
+    return method
 
-    def llama4_attn_scale(self, positions: Any, *, floor_scale: float, attn_scale: float, dtype: str) -> Any:
-        self._missing("llama4_attn_scale")
 
-    def attention(self, q: Any, k: Any, v: Any, *, bias: Any, mask: Any, scale: float | None) -> Any:
-        self._missing("attention")
+for _function in CANONICAL_FUNCTIONS:
+    if _function != "rope":
+        setattr(Adapter, _function, _unsupported_method(_function))
+__doc__ = (__doc__ or "") + "\n".join(f"    {call_text(f)}" for f in CANONICAL_FUNCTIONS) + "\n"
 
 
 class ModuleAdapter(Adapter):

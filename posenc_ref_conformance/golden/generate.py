@@ -141,7 +141,8 @@ def _file_document(spec: FunctionSpec, cases: list[Case], digits: int) -> dict[s
         "function": spec.name,
         "scheme": spec.scheme,
         "call": spec.summary,
-        "inputTypes": spec.inputs,
+        "signature": spec.signature,
+        "inputTypes": {name: description for name, (_, description) in spec.inputs.items()},
         "outputTypes": spec.outputs,
         "castInputs": list(spec.cast_inputs),
         "dtypes": list(spec.dtypes),
@@ -191,6 +192,9 @@ def build(digits: int = oracle.DEFAULT_DIGITS) -> dict[str, bytes]:
                 "scheme": spec.scheme,
                 "numberOfCases": len(by_function[name]),
                 "sha256": hashlib.sha256(data).hexdigest(),
+                "call": spec.summary,
+                "signature": spec.signature,
+                "outputType": spec.output_kind,
             }
         )
     index = {

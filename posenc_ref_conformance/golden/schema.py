@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .functions import FUNCTIONS
+from .functions import FUNCTIONS, KINDS
 
 __all__ = ["build_schema", "schema_bytes"]
 
@@ -155,83 +155,46 @@ def _value_defs() -> dict[str, Any]:
     return defs
 
 
-def _inputs() -> dict[str, dict[str, Any]]:
-    """Input properties of each canonical function."""
+def _kind_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of one input kind (``functions.KINDS``)."""
     return {
-        "sinusoidal": {
-            "positions": ref("Positions"),
-            "dim": INT,
-            "convention": {"type": "string"},
-            "options": {
-                "type": "object",
-                "additionalProperties": {"type": ["number", "boolean", "null", "integer"]},
-            },
+        "positions": ref("Positions"),
+        "float": ref("FloatArray"),
+        "scalar": ref("FloatArray"),
+        "float|null": {"oneOf": [ref("FloatArray"), {"type": "null"}]},
+        "bool|null": {"oneOf": [ref("BoolArray"), {"type": "null"}]},
+        "int": INT,
+        "int|null": NULL_INT,
+        "int|pair": {"oneOf": [INT, {"type": "array", "items": INT, "minItems": 2, "maxItems": 2}]},
+        "number": NUM,
+        "number|null": {"type": ["number", "null"]},
+        "bool": {"type": "boolean"},
+        "string": {"type": "string"},
+        "options": {
+            "type": "object",
+            "additionalProperties": {"type": ["number", "boolean", "null", "integer"]},
         },
-        "learned": {
-            "table": ref("FloatArray"),
-            "positions": ref("Positions"),
-            "offset": {"type": "string"},
-            "padding_idx": NULL_INT,
-        },
-        "interpolate_table": {"table": ref("FloatArray"), "new_length": INT},
-        "rope_frequencies": {
-            "dim": INT,
-            "base": NUM,
-            "scaling": {"oneOf": [ref("RopeScaling"), {"type": "null"}]},
-            "seq_len": NULL_INT,
-        },
-        "rope_cos_sin": {
-            "positions": ref("Positions"),
-            "inv_freq": ref("FloatArray"),
-            "attention_factor": ref("FloatArray"),
-            "layout": {"type": "string"},
-        },
-        "apply_rope": {
-            "x": ref("FloatArray"),
-            "cos": ref("FloatArray"),
-            "sin": ref("FloatArray"),
-            "layout": {"type": "string"},
-        },
-        "rope": {
-            "x": ref("FloatArray"),
-            "positions": ref("Positions"),
-            "inv_freq": ref("FloatArray"),
-            "attention_factor": ref("FloatArray"),
-            "layout": {"type": "string"},
-        },
-        "t5_bucket": {
-            "relative": ref("Positions"),
-            "bidirectional": {"type": "boolean"},
-            "num_buckets": INT,
-            "max_distance": INT,
-        },
-        "alibi_slopes": {"num_heads": INT, "max_bias": NUM},
-        "alibi_bias": {
-            "q_positions": ref("Positions"),
-            "k_positions": ref("Positions"),
-            "slopes": ref("FloatArray"),
-            "form": {"type": "string"},
-        },
-        "relative_positions": {"q_positions": ref("Positions"), "k_positions": ref("Positions")},
-        "shaw_index": {
-            "relative": ref("Positions"),
-            "max_distance": {"oneOf": [INT, {"type": "array", "items": INT, "minItems": 2, "maxItems": 2}]},
-            "convention": {"type": "string"},
-        },
-        "causal_mask": {
-            "q_positions": ref("Positions"),
-            "k_positions": ref("Positions"),
-            "sliding_window": NULL_INT,
-            "chunk_size": NULL_INT,
-        },
-        "llama4_attn_scale": {"positions": ref("Positions"), "floor_scale": NUM, "attn_scale": NUM},
-        "attention": {
-            "q": ref("FloatArray"),
-            "k": ref("FloatArray"),
-            "v": ref("FloatArray"),
-            "bias": {"oneOf": [ref("FloatArray"), {"type": "null"}]},
-            "mask": {"oneOf": [ref("BoolArray"), {"type": "null"}]},
-            "scale": {"type": ["number", "null"]},
+        "scaling|null": {"oneOf": [ref("RopeScaling"), {"type": "null"}]},
+    }[kind]
+
+
+def _signature_def() -> dict[str, Any]:
+    """The call of a canonical function, as each golden file and index.json state it."""
+    names = {"type": "array", "items": {"type": "string"}}
+    return {
+        "description": "how to call the canonical function: positional then keyword parameters "
+        "(then dtype, the run's float dtype, when takesDtype), its outputs, the capability "
+        "that gates each option, the kind of every input",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["positional", "keyword", "takesDtype", "outputs", "options", "kinds"],
+        "properties": {
+            "positional": names,
+            "keyword": names,
+            "takesDtype": {"type": "boolean"},
+            "outputs": names,
+            "options": {"type": "object", "additionalProperties": {"type": "string"}},
+            "kinds": {"type": "object", "additionalProperties": {"enum": list(KINDS)}},
         },
     }
 
@@ -241,10 +204,6 @@ _KINDS = {"float": "FloatArray", "int": "IntArray", "bool": "BoolArray"}
 
 def _function_defs(defs: dict[str, Any]) -> list[dict[str, Any]]:
     """Inputs_/Outputs_/Acceptable_ definitions per function; returns the if/then rules of GoldenFile."""
-    inputs = _inputs()
-    if set(inputs) != set(FUNCTIONS) or any(set(inputs[n]) != set(s.inputs) for n, s in FUNCTIONS.items()):
-        msg = "the schema's input tables must match posenc_ref_conformance.golden.functions.FUNCTIONS"
-        raise RuntimeError(msg)
     per_function = []
     for name, spec in FUNCTIONS.items():
         iname, oname = f"Inputs_{name}", f"Outputs_{name}"
@@ -252,7 +211,7 @@ def _function_defs(defs: dict[str, Any]) -> list[dict[str, Any]]:
             "type": "object",
             "required": list(spec.inputs),
             "additionalProperties": False,
-            "properties": inputs[name],
+            "properties": {param: _kind_schema(kind) for param, (kind, _) in spec.inputs.items()},
         }
         arr = ref(_KINDS[spec.output_kind])
         defs[oname] = {
@@ -338,6 +297,7 @@ def _file_def(per_function: list[dict[str, Any]]) -> dict[str, Any]:
             "function",
             "scheme",
             "call",
+            "signature",
             "inputTypes",
             "outputTypes",
             "castInputs",
@@ -355,6 +315,7 @@ def _file_def(per_function: list[dict[str, Any]]) -> dict[str, Any]:
             "function": {"enum": list(FUNCTIONS)},
             "scheme": {"enum": sorted({s.scheme for s in FUNCTIONS.values()})},
             "call": {"type": "string"},
+            "signature": ref("Signature"),
             "inputTypes": {"type": "object", "additionalProperties": {"type": "string"}},
             "outputTypes": {"type": "object", "additionalProperties": {"enum": ["float", "int", "bool"]}},
             "castInputs": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
@@ -420,13 +381,25 @@ def _index_def() -> dict[str, Any]:
                 "items": {
                     "type": "object",
                     "additionalProperties": False,
-                    "required": ["file", "function", "scheme", "numberOfCases", "sha256"],
+                    "required": [
+                        "file",
+                        "function",
+                        "scheme",
+                        "numberOfCases",
+                        "sha256",
+                        "call",
+                        "signature",
+                        "outputType",
+                    ],
                     "properties": {
                         "file": {"type": "string", "pattern": "^[a-z0-9_]+\\.json$"},
                         "function": {"enum": list(FUNCTIONS)},
                         "scheme": {"type": "string"},
                         "numberOfCases": {"type": "integer", "minimum": 0},
                         "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                        "call": {"type": "string"},
+                        "signature": ref("Signature"),
+                        "outputType": {"enum": ["float", "int", "bool"]},
                     },
                 },
             },
@@ -438,6 +411,7 @@ def build_schema() -> dict[str, Any]:
     """The schema as a dict."""
     defs = _value_defs()
     per_function = _function_defs(defs)
+    defs["Signature"] = _signature_def()
     defs["Case"] = _case_def()
     defs["GoldenFile"] = _file_def(per_function)
     defs["Index"] = _index_def()

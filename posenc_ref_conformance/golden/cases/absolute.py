@@ -1,10 +1,137 @@
-"""Cases of the absolute encodings: sinusoidal (every convention), learned tables, interpolation."""
+"""Absolute encodings: the declarations and cases of sinusoidal (every convention), learned, interpolation."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from ... import oracle
+from ...oracle.sinusoidal import CONVENTIONS as SINUSOIDAL
+from ..functions import (
+    EPS32,
+    EPS64,
+    FunctionSpec,
+    Tolerance,
+    angle_tolerance,
+    declare,
+    flatten,
+    max_abs,
+    phase_record,
+    reshape,
+    shape_of,
+    tol,
+)
 from ._common import BIG, F, I, _dyadic, case
+
+# --- declarations ------------------------------------------------------------------------------
+
+
+def _sinusoidal(inp: dict[str, Any]) -> dict[str, Any]:
+    options = dict(inp["options"])
+    table = oracle.sinusoidal.sinusoidal(flatten(inp["positions"]), inp["dim"], inp["convention"], **options)
+    return {"table": reshape(table, shape_of(inp["positions"]))}
+
+
+def _sinusoidal_max_angle(inp: dict[str, Any]) -> float:
+    conv, options, dim = inp["convention"], inp["options"], inp["dim"]
+    top = max(abs(int(p)) for p in flatten(inp["positions"]))
+    if conv == "fairseq":
+        top += options.get("padding_idx", 1) + 1
+    if conv == "tensor2tensor":
+        top *= max(options.get("min_timescale", 1.0), 1.0)
+    if conv == "mlx":
+        top *= options.get("max_freq", 1.0) * (2 * math.pi if options.get("full_turns") else 1.0)
+    return float(top) if dim else 0.0
+
+
+def _sinusoidal_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
+    scale = max_abs(out["table"]) or 1.0
+    scaled = inp["convention"] == "mlx" and inp["options"].get("scale", None) != 1.0
+    return angle_tolerance(
+        _sinusoidal_max_angle(inp), scale, "LargePosition" in flags, freq_ulps=32, scaled=scaled
+    )
+
+
+def _sinusoidal_phase(inp: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
+    conv, options = inp["convention"], inp["options"]
+    freqs, span = oracle.sinusoidal.column_frequencies(inp["dim"], conv, **options)
+    flat = oracle.sinusoidal.phase_positions(flatten(inp["positions"]), conv, **options)
+    scale = max_abs(out["table"]) or 1.0
+    error = math.ceil(3 * float(span) + 6)
+    return phase_record(reshape(flat, shape_of(inp["positions"])), freqs, error, scale)
+
+
+def _learned(inp: dict[str, Any]) -> dict[str, Any]:
+    shift = {
+        "plain": 0,
+        "opt": 2,
+        "roberta": (1 if inp.get("padding_idx") is None else inp["padding_idx"]) + 1,
+    }
+    rows = oracle.learned.learned(inp["table"], flatten(inp["positions"]), offset=shift[inp["offset"]])
+    return {"rows": reshape(rows, shape_of(inp["positions"]))}
+
+
+def _interpolate(inp: dict[str, Any]) -> dict[str, Any]:
+    return {"table": oracle.learned.interpolate_table(inp["table"], inp["new_length"])}
+
+
+_POS = "int64 array, any shape"
+
+declare(
+    FunctionSpec(
+        "sinusoidal",
+        "sinusoidal",
+        "sinusoidal(positions, dim, convention, options) -> table[*positions.shape, dim]",
+        {
+            "positions": ("positions", _POS),
+            "dim": ("int", "table width"),
+            "convention": ("string", " | ".join(SINUSOIDAL)),
+            "options": ("options", "the convention's options (base, padding_idx, timescales, ...)"),
+        },
+        {"table": "float"},
+        _sinusoidal,
+        positional=2,
+        takes_dtype=True,
+        options={"convention": "sinusoidal_conventions"},
+        case_tolerances=_sinusoidal_tol,
+        phase=_sinusoidal_phase,
+    )
+)
+declare(
+    FunctionSpec(
+        "learned",
+        "learned",
+        "learned(table, positions, offset, padding_idx) -> rows[*positions.shape, table.shape[1]]",
+        {
+            "table": ("float", "float64 [rows, dim]"),
+            "positions": ("positions", _POS),
+            "offset": ("string", "plain | opt | roberta"),
+            "padding_idx": ("int|null", "int or null"),
+        },
+        {"rows": "float"},
+        _learned,
+        positional=2,
+        options={"offset": "learned_offsets"},
+        cast_inputs=("table",),
+        tolerances=tol(),
+    )
+)
+declare(
+    FunctionSpec(
+        "interpolate_table",
+        "learned",
+        "interpolate_table(table, new_length) -> table[new_length, dim] (linear, aligned corners)",
+        {"table": ("float", "float64 [rows, dim]"), "new_length": ("int", "rows of the result")},
+        {"table": "float"},
+        _interpolate,
+        positional=2,
+        cast_inputs=("table",),
+        tolerances=tol(
+            atol64=4 * EPS64, rtol64=4 * EPS64, ulp64=4, atol32=4 * EPS32, rtol32=4 * EPS32, ulp32=4
+        ),
+    )
+)
+
 
 # --- sinusoidal ---------------------------------------------------------------------------------------
 

@@ -1,11 +1,263 @@
-"""Cases of the relative and bias schemes: T5 buckets, ALiBi, Shaw, NoPE masks and scaling, attention."""
+"""Relative and bias schemes: declarations and cases of T5 buckets, ALiBi, Shaw, NoPE masks, attention."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ... import oracle
+from ...oracle._numeric import mp
+from ..functions import (
+    EPS32,
+    EPS64,
+    FunctionSpec,
+    Tolerance,
+    declare,
+    flatten,
+    max_abs,
+    reshape,
+    shape_of,
+    tol,
+)
 from ._common import B, F, I, _dyadic, case
+
+# --- declarations ------------------------------------------------------------------------------
+
+
+def _t5(inp: dict[str, Any]) -> dict[str, Any]:
+    kw = {k: inp[k] for k in ("bidirectional", "num_buckets", "max_distance")}
+    flat = flatten(inp["relative"])
+    exact = [oracle.t5.t5_bucket(r, **kw) for r in flat]
+    float32 = [oracle.t5.t5_bucket_float32(r, **kw) for r in flat]
+    shape = shape_of(inp["relative"])
+    out = {"buckets": reshape(exact, shape)}
+    if exact != float32:
+        out["acceptable:buckets"] = reshape(float32, shape)
+    return out
+
+
+def _alibi_slopes(inp: dict[str, Any]) -> dict[str, Any]:
+    return {"slopes": oracle.alibi.alibi_slopes(inp["num_heads"], max_bias=inp["max_bias"])}
+
+
+def _alibi_slopes_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
+    # The original computes start * start**i (BLOOM: torch.pow of a float32 base): the rounding of the
+    # base is raised to the power i, so up to ~i ulp from the exact 2**(-8(i+1)/n), in either dtype.
+    heads = inp["num_heads"]
+    return tol(rtol64=(heads + 4) * EPS64, ulp64=4, rtol32=(heads + 4) * EPS32, ulp32=4)
+
+
+def _alibi_bias(inp: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "bias": oracle.alibi.alibi_bias(
+            inp["q_positions"], inp["k_positions"], inp["slopes"], form=inp["form"]
+        )
+    }
+
+
+def _alibi_bias_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance | None:
+    if inp["form"] != "causal":
+        return None
+    # Row forms (m k, m (k - L + 1)) carry the row constant's rounding: scale by the largest |position|.
+    span = max(abs(p) for p in inp["q_positions"] + inp["k_positions"]) + 1
+    m = max(abs(s) for s in inp["slopes"]) * span
+    return tol(
+        atol64=4 * EPS64 * m, rtol64=2 * EPS64, ulp64=2, atol32=4 * EPS32 * m, rtol32=2 * EPS32, ulp32=2
+    )
+
+
+def _relative_positions(inp: dict[str, Any]) -> dict[str, Any]:
+    q, k = inp["q_positions"], inp["k_positions"]
+    if len(shape_of(q)) == 1:
+        return {"relative": oracle.relative.relative_positions(q, k)}
+    return {"relative": [oracle.relative.relative_positions(a, b) for a, b in zip(q, k, strict=True)]}
+
+
+def _shaw_index(inp: dict[str, Any]) -> dict[str, Any]:
+    flat = flatten(inp["relative"])
+    md = inp["max_distance"]
+    if inp["convention"] == "bert":
+        idx = [oracle.relative.bert_index(r, max_position_embeddings=md) for r in flat]
+    else:
+        left, right = (md, md) if isinstance(md, int) else md
+        idx = [oracle.relative.shaw_index(r, left=left, right=right) for r in flat]
+    return {"index": reshape(idx, shape_of(inp["relative"]))}
+
+
+def _causal_mask(inp: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "mask": oracle.attention.causal_mask(
+            inp["q_positions"],
+            inp["k_positions"],
+            sliding_window=inp["sliding_window"],
+            chunk_size=inp["chunk_size"],
+        )
+    }
+
+
+def _llama4_scale(inp: dict[str, Any]) -> dict[str, Any]:
+    flat = oracle.attention.llama4_attention_scale(
+        flatten(inp["positions"]), floor_scale=inp["floor_scale"], attn_scale=inp["attn_scale"]
+    )
+    return {"scale": reshape(flat, shape_of(inp["positions"]))}
+
+
+def _attention(inp: dict[str, Any]) -> dict[str, Any]:
+    q, k, v = inp["q"], inp["k"], inp["v"]
+    depth = len(shape_of(q))
+    scale = mp.mpf(inp["scale"]) if inp["scale"] is not None else 1 / mp.sqrt(shape_of(q)[-1])
+
+    def walk(qn: Any, kn: Any, vn: Any, d: int) -> Any:
+        if d == 2:
+            return oracle.attention.attention(qn, kn, vn, scale=scale, bias=inp["bias"], mask=inp["mask"])
+        return [walk(a, b, c, d - 1) for a, b, c in zip(qn, kn, vn, strict=True)]
+
+    return {"out": walk(q, k, v, depth)}
+
+
+def _attention_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
+    vmax = max_abs(inp["v"])
+    logit = max_abs(inp["q"]) * max_abs(inp["k"]) * shape_of(inp["q"])[-1] + 1
+    logit += max_abs(inp["bias"]) if inp["bias"] is not None else 0.0
+    return tol(atol64=64 * EPS64 * vmax * logit, ulp64=8, atol32=64 * EPS32 * vmax * logit, ulp32=8)
+
+
+_POS = "int64 array, any shape"
+
+declare(
+    FunctionSpec(
+        "t5_bucket",
+        "t5",
+        "t5_bucket(relative, bidirectional, num_buckets, max_distance) -> buckets (same shape)",
+        {
+            "relative": ("positions", "int64 array (key - query)"),
+            "bidirectional": ("bool", "bool"),
+            "num_buckets": ("int", "int"),
+            "max_distance": ("int", "int"),
+        },
+        {"buckets": "int"},
+        _t5,
+        positional=1,
+        output_kind="int",
+    )
+)
+declare(
+    FunctionSpec(
+        "alibi_slopes",
+        "alibi",
+        "alibi_slopes(num_heads, max_bias) -> slopes[num_heads]",
+        {"num_heads": ("int", "int"), "max_bias": ("number", "number")},
+        {"slopes": "float"},
+        _alibi_slopes,
+        positional=1,
+        takes_dtype=True,
+        case_tolerances=_alibi_slopes_tol,
+    )
+)
+declare(
+    FunctionSpec(
+        "alibi_bias",
+        "alibi",
+        "alibi_bias(q_positions[Lq], k_positions[Lk], slopes[H], form) -> bias[H, Lq, Lk]",
+        {
+            "q_positions": ("positions", "int64 [Lq]"),
+            "k_positions": ("positions", "int64 [Lk]"),
+            "slopes": ("float", "float64 [H]"),
+            "form": ("string", "symmetric | causal"),
+        },
+        {"bias": "float"},
+        _alibi_bias,
+        positional=3,
+        options={"form": "alibi_forms"},
+        cast_inputs=("slopes",),
+        tolerances=tol(rtol64=2 * EPS64, ulp64=2, rtol32=2 * EPS32, ulp32=2),
+        case_tolerances=_alibi_bias_tol,
+    )
+)
+declare(
+    FunctionSpec(
+        "relative_positions",
+        "shaw",
+        "relative_positions(q_positions, k_positions) -> key - query [..., Lq, Lk]",
+        {"q_positions": ("positions", "int64 [..., Lq]"), "k_positions": ("positions", "int64 [..., Lk]")},
+        {"relative": "int"},
+        _relative_positions,
+        positional=2,
+        output_kind="int",
+    )
+)
+declare(
+    FunctionSpec(
+        "shaw_index",
+        "shaw",
+        "shaw_index(relative, max_distance, convention) -> table row per relative position",
+        {
+            "relative": ("positions", "int64 array"),
+            "max_distance": ("int|pair", "int or [left, right]"),
+            "convention": ("string", "tensor2tensor | bert"),
+        },
+        {"index": "int"},
+        _shaw_index,
+        positional=1,
+        options={"convention": "shaw_conventions"},
+        output_kind="int",
+    )
+)
+declare(
+    FunctionSpec(
+        "causal_mask",
+        "nope",
+        "causal_mask(q_positions[Lq], k_positions[Lk], sliding_window, chunk_size) -> bool[Lq, Lk]",
+        {
+            "q_positions": ("positions", "int64 [Lq]"),
+            "k_positions": ("positions", "int64 [Lk]"),
+            "sliding_window": ("int|null", "int or null"),
+            "chunk_size": ("int|null", "int or null"),
+        },
+        {"mask": "bool"},
+        _causal_mask,
+        positional=2,
+        output_kind="bool",
+    )
+)
+declare(
+    FunctionSpec(
+        "llama4_attn_scale",
+        "nope",
+        "llama4_attn_scale(positions, floor_scale, attn_scale) -> scale (positions' shape)",
+        {
+            "positions": ("positions", _POS),
+            "floor_scale": ("number", "number"),
+            "attn_scale": ("number", "number"),
+        },
+        {"scale": "float"},
+        _llama4_scale,
+        positional=1,
+        takes_dtype=True,
+        tolerances=tol(rtol64=8 * EPS64, ulp64=8, rtol32=8 * EPS32, ulp32=8),
+    )
+)
+declare(
+    FunctionSpec(
+        "attention",
+        "attention",
+        "attention(q[..., Lq, D], k[..., Lk, D], v[..., Lk, Dv], bias[Lq, Lk], mask[Lq, Lk], scale) "
+        "-> [..., Lq, Dv]",
+        {
+            "q": ("float", "float64"),
+            "k": ("float", "float64"),
+            "v": ("float", "float64"),
+            "bias": ("float|null", "float64 [Lq, Lk] or null"),
+            "mask": ("bool|null", "bool [Lq, Lk] or null"),
+            "scale": ("number|null", "number or null (1/sqrt(D))"),
+        },
+        {"out": "float"},
+        _attention,
+        positional=3,
+        cast_inputs=("q", "k", "v", "bias"),
+        case_tolerances=_attention_tol,
+    )
+)
+
 
 # --- T5 -------------------------------------------------------------------------------------------------
 

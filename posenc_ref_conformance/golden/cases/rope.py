@@ -1,11 +1,209 @@
-"""Cases of RoPE: frequencies for every scaling type, cos/sin tables, apply_rope, end-to-end rotation."""
+"""RoPE: the declarations and cases of frequencies for every scaling type, cos/sin, apply_rope, rotation."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from ... import oracle
+from ..functions import (
+    EPS32,
+    EPS64,
+    FunctionSpec,
+    Tolerance,
+    angle_tolerance,
+    declare,
+    flatten,
+    max_abs,
+    phase_record,
+    reshape,
+    shape_of,
+    tol,
+)
 from ._common import BIG, F, I, _dyadic, _float32_cos_sin, _freqs, case
+
+# --- declarations ------------------------------------------------------------------------------
+
+
+def _channel_frequencies(inv_freq: list[float], layout: str, width: int) -> list[float]:
+    """The frequency of each of ``width`` channels (0 past the rotated ones)."""
+    n = len(inv_freq)
+    rotated = [inv_freq[c % n] if layout == "half" else inv_freq[c // 2] for c in range(2 * n)]
+    return rotated + [0.0] * (width - 2 * n)
+
+
+def _rope_frequencies(inp: dict[str, Any]) -> dict[str, Any]:
+    inv, factor = oracle.rope.rope_frequencies(
+        inp["dim"], base=inp["base"], scaling=inp["scaling"], seq_len=inp["seq_len"]
+    )
+    return {"inv_freq": inv, "attention_factor": factor}
+
+
+def _rope_cos_sin(inp: dict[str, Any]) -> dict[str, Any]:
+    cos, sin = oracle.rope.rope_cos_sin(
+        flatten(inp["positions"]),
+        inp["inv_freq"],
+        attention_factor=inp["attention_factor"],
+        layout=inp["layout"],
+    )
+    shape = shape_of(inp["positions"])
+    return {"cos": reshape(cos, shape), "sin": reshape(sin, shape)}
+
+
+def _rope_max_angle(inp: dict[str, Any]) -> float:
+    return max(abs(int(p)) for p in flatten(inp["positions"])) * max(abs(t) for t in inp["inv_freq"])
+
+
+def _rope_cos_sin_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
+    scale = max(abs(inp["attention_factor"]), 1.0)
+    return angle_tolerance(_rope_max_angle(inp), scale, "LargePosition" in flags, freq_ulps=4)
+
+
+def _rope_cos_sin_phase(inp: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
+    freqs = _channel_frequencies(inp["inv_freq"], inp["layout"], 2 * len(inp["inv_freq"]))
+    return phase_record(inp["positions"], freqs, 1, max(abs(inp["attention_factor"]), 1.0))
+
+
+def _apply_rope(inp: dict[str, Any]) -> dict[str, Any]:
+    x, cos, sin = inp["x"], inp["cos"], inp["sin"]
+    seq = len(cos)
+
+    def rotate_block(block: Any) -> Any:  # block: [S][D]
+        return [oracle.rope.apply_rope(block[s], cos[s], sin[s], layout=inp["layout"]) for s in range(seq)]
+
+    def walk(node: Any, depth: int) -> Any:
+        return rotate_block(node) if depth == 2 else [walk(n, depth - 1) for n in node]
+
+    return {"out": walk(x, len(shape_of(x)))}
+
+
+def _product_scale(inp: dict[str, Any]) -> float:
+    return max_abs(inp["x"]) * max(max_abs(inp.get("cos", [1.0])), max_abs(inp.get("sin", [1.0])), 1.0) * 2
+
+
+def _apply_rope_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
+    m = _product_scale(inp)
+    return tol(atol64=4 * EPS64 * m, ulp64=4, atol32=4 * EPS32 * m, ulp32=4)
+
+
+def _rope(inp: dict[str, Any]) -> dict[str, Any]:
+    positions = flatten(inp["positions"])
+
+    def walk(node: Any, depth: int) -> Any:
+        if depth == 2:
+            return [
+                oracle.rope.rotate(
+                    row, p, inp["inv_freq"], attention_factor=inp["attention_factor"], layout=inp["layout"]
+                )
+                for row, p in zip(node, positions, strict=True)
+            ]
+        return [walk(n, depth - 1) for n in node]
+
+    return {"out": walk(inp["x"], len(shape_of(inp["x"])))}
+
+
+def _rope_phase(inp: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
+    width = shape_of(inp["x"])[-1]
+    freqs = _channel_frequencies(inp["inv_freq"], inp["layout"], width)
+    scale = 2 * max_abs(inp["x"]) * max(abs(inp["attention_factor"]), 1.0)
+    return phase_record(inp["positions"], freqs, 1, scale)
+
+
+def _rope_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
+    scale = 2 * max_abs(inp["x"]) * max(abs(inp["attention_factor"]), 1.0)
+    angle = angle_tolerance(_rope_max_angle(inp), scale, "LargePosition" in flags, freq_ulps=4)
+    prod = _apply_rope_tol(inp, out, flags)
+    return {
+        dt: {"atol": angle[dt]["atol"] + prod[dt]["atol"], "rtol": 0.0, "maxUlp": 4}
+        for dt in ("float64", "float32")
+    }
+
+
+_POS = "int64 array, any shape"
+_LAYOUT = ("string", "half | interleaved")
+
+declare(
+    FunctionSpec(
+        "rope_frequencies",
+        "rope",
+        "rope_frequencies(dim, base, scaling, seq_len) -> (inv_freq[dim/2], attention_factor)",
+        {
+            "dim": ("int", "rotated channels"),
+            "base": ("number", "rope_theta"),
+            "scaling": ("scaling|null", "object (HF rope_parameters keys) or null"),
+            "seq_len": ("int|null", "int or null"),
+        },
+        {"inv_freq": "float", "attention_factor": "float"},
+        _rope_frequencies,
+        positional=1,
+        takes_dtype=True,
+        options={"scaling": "scaling_types"},
+        # pow() with a rounded exponent costs ~|ln theta| ulp; HF builds inv_freq in float32.
+        tolerances=tol(rtol64=64 * EPS64, ulp64=64, rtol32=32 * EPS32, ulp32=32),
+    )
+)
+declare(
+    FunctionSpec(
+        "rope_cos_sin",
+        "rope",
+        "rope_cos_sin(positions, inv_freq, attention_factor, layout) "
+        "-> (cos, sin)[*positions.shape, 2*len(inv_freq)]",
+        {
+            "positions": ("positions", _POS),
+            "inv_freq": ("float", "float64 [n] (exact values; not cast)"),
+            "attention_factor": ("scalar", "float64 scalar (exact)"),
+            "layout": _LAYOUT,
+        },
+        {"cos": "float", "sin": "float"},
+        _rope_cos_sin,
+        positional=2,
+        takes_dtype=True,
+        options={"layout": "layouts"},
+        case_tolerances=_rope_cos_sin_tol,
+        phase=_rope_cos_sin_phase,
+    )
+)
+declare(
+    FunctionSpec(
+        "apply_rope",
+        "rope",
+        "apply_rope(x[..., S, D], cos[S, R], sin[S, R], layout) -> x rotated on its first R channels",
+        {
+            "x": ("float", "float64 [..., S, D]"),
+            "cos": ("float", "float64 [S, R]"),
+            "sin": ("float", "float64 [S, R]"),
+            "layout": _LAYOUT,
+        },
+        {"out": "float"},
+        _apply_rope,
+        positional=3,
+        options={"layout": "layouts"},
+        cast_inputs=("x", "cos", "sin"),
+        case_tolerances=_apply_rope_tol,
+    )
+)
+declare(
+    FunctionSpec(
+        "rope",
+        "rope",
+        "rope(x[..., S, D], positions[S], inv_freq, attention_factor, layout) -> rotated x (end to end)",
+        {
+            "x": ("float", "float64 [..., S, D]"),
+            "positions": ("positions", "int64 [S]"),
+            "inv_freq": ("float", "float64 [n] (exact; not cast)"),
+            "attention_factor": ("scalar", "float64 scalar (exact)"),
+            "layout": _LAYOUT,
+        },
+        {"out": "float"},
+        _rope,
+        positional=3,
+        options={"layout": "layouts"},
+        cast_inputs=("x",),
+        case_tolerances=_rope_tol,
+        phase=_rope_phase,
+    )
+)
+
 
 # --- rope_frequencies ---------------------------------------------------------------------------------
 
