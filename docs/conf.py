@@ -5,11 +5,12 @@ Build (warnings are errors in CI)::
     sphinx-build -W --keep-going -b html docs docs/_build/html
     sphinx-build -W --keep-going -b doctest docs docs/_build/doctest
 
-Everything the site shows is made at build time by ``docs/_ext/posenc_docs.py``:
-figures from the library (``docs/figures/*.py``), the golden-file format page from
-``posenc_ref_conformance/golden/schema.json``, the API pages for the modules that exist, and
-MathJax, vendored from the npm registry so that the site works offline.  Generated
-files go to ``docs/generated/`` (git-ignored).
+Everything the site shows is made at build time by ``docs/_ext/posenc_docs.py`` and the
+modules beside it: figures from the library (``docs/figures/*.py``), the golden-file format
+page from ``posenc_ref_conformance/golden/golden_schema_v1.json``, the case ids and the
+convention overview from the golden vectors and the library, the API pages for the modules
+that exist, and MathJax, vendored from the npm registry so that the site works offline.
+Generated files go to ``docs/generated/`` (git-ignored).  See ``docs/README.md``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
+    "sphinx_copybutton",
     "posenc_docs",
 ]
 
@@ -58,6 +60,8 @@ exclude_patterns = [
     "generated/vendor",
 ]
 templates_path: list[str] = []
+# Curly quotes and ellipses, but no dashes: "--only" and "--json" stay options.
+smartquotes_action = "qe"
 
 # --- MyST ---------------------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline"]
@@ -72,6 +76,11 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks: set[str] = set()
+
+# --- copy buttons -------------------------------------------------------------
+# The copied text is what one types: no ">>> " / "... " prompts (pygments' Generic.Prompt,
+# ``.gp``) and no doctest output (``.go``), as numpy's and scipy's docs do.
+copybutton_exclude = ".linenos, .gp, .go"
 
 # --- doctest ------------------------------------------------------------------
 # Pages use ```{doctest}``` blocks; docstring examples are tested as well.
@@ -104,10 +113,12 @@ html_static_path = ["_static", "generated/static"]
 html_css_files = ["posenc.css"]
 html_show_sourcelink = False
 html_copy_source = False
-# The search page would fetch() each result page for a summary; browsers block fetch()
-# on file:// URLs, so the site is searchable from disk only without summaries.
-html_show_search_summary = False
+# Search results show a summary of each page.  Sphinx's search page fetch()es every result
+# page for it, which browsers refuse on file:// URLs; posenc_docs ships the pages' text in
+# _static/search_pages.js and answers those fetches from it, so summaries work from disk too.
+html_show_search_summary = True
 html_last_updated_fmt = None
-pygments_style = "sphinx"
-pygments_dark_style = "monokai"
+# Readable on light and dark backgrounds (furo switches with the reader's colour scheme).
+pygments_style = "default"
+pygments_dark_style = "github-dark"
 html_theme_options = {"navigation_with_keys": True}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Check that the published asv dashboard renders offline in headless Chromium.
+"""Prepare the published asv dashboard for offline use, and check it in headless Chromium.
 
     python scripts/asv_dashboard_check.py [--html-dir .asv/html] [--out .asv/dashboard]
 
@@ -10,27 +10,32 @@
    the jsDelivr URLs name npm packages directly, the cdnjs ones are mapped below)
    and drops the ``integrity`` attributes, which only fit the CDN's exact bytes.
    ``--no-vendor`` skips this step (e.g. to prove the unvendored page fails).
-2. **Serving.**  asv's pages fetch JSON with XHR, so they need HTTP: a
+2. **Hiding what has no data.**  asv lists every benchmark of the suite and every value
+   of every parameter, measured or not: backends that are not installed, sizes a short
+   run skips.  Benchmarks without any result are dropped from ``index.json``, and so
+   are parameter values (a backend, a size) that have no result in any graph; the
+   graphs' data and the regressions list are re-indexed to match.
+3. **Serving.**  asv's pages fetch JSON with XHR, so they need HTTP: a
    ``http.server`` on 127.0.0.1 serves ``--html-dir``.
-3. **Rendering.**  Chromium runs headless with a fresh profile, background
-   networking off, and every host name except 127.0.0.1 unresolvable
-   (``--host-resolver-rules``), so nothing outside the machine is reached.  Over the
-   Chrome DevTools Protocol (a small client on the ``websockets`` package) it loads
-   the summary grid and one benchmark's graph, records console errors, uncaught
-   exceptions, failed requests and error log entries, and saves a screenshot of
-   each page in ``--out``.
+4. **Rendering.**  Playwright drives the system Chromium (``/usr/bin/chromium``; it never
+   downloads a browser) with background networking off and every host name except
+   127.0.0.1 unresolvable, so nothing outside the machine is reached.  It loads the
+   summary grid and one benchmark's graph, records console errors, uncaught exceptions
+   and failed requests, and checks that the graph **carries information**: at least
+   ``--min-commits`` commits with a value, a labelled y axis (the unit) and a labelled
+   x axis.  It saves ``summary.png``, ``graph.png`` (the whole page) and
+   ``graph-plot.png`` (the plot alone) in ``--out``.
 
-Exit status: 0 when both pages render (summary tiles and a Flot canvas exist) with
-no error recorded; 1 otherwise, listing what went wrong; 2 for a usage problem
-(no dashboard, no Chromium, no ``websockets``).  Needs: ``chromium`` (Debian:
-``apt-get install chromium``), ``pip install websockets``, and ``npm`` for the
-first vendoring run.
+``--prepare-only`` does steps 1 and 2 and stops (``scripts/asv_history.sh`` calls it after
+publishing).  Exit status: 0 when both pages render with no error recorded; 1
+otherwise, listing what went wrong; 2 for a usage problem (no dashboard, no Chromium, no
+Playwright).  Needs: ``chromium`` (Debian: ``apt-get install chromium``), the ``docs``
+extra (Playwright), and ``npm`` for the first vendoring run.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
 import contextlib
 import functools
 import http.server
@@ -44,10 +49,7 @@ import socket
 import subprocess
 import sys
 import tarfile
-import tempfile
 import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -88,18 +90,17 @@ CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
     "--disable-default-apps",
     "--disable-extensions",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--metrics-recording-only",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-    "--window-size=1400,1000",
     "--hide-scrollbars",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]
+VIEWPORT = {"width": 1400, "height": 1000}
 
 
 class UsageError(Exception):
@@ -182,6 +183,90 @@ def vendor(html_dir: pathlib.Path, cache: pathlib.Path) -> list[str]:
     return changed
 
 
+# --- hiding benchmarks and parameter values without data ---------------------------------------
+
+
+def _graph_files(html_dir: pathlib.Path) -> dict[str, list[pathlib.Path]]:
+    """Benchmark name -> its per-machine graph files (not the summary sparklines)."""
+    found: dict[str, list[pathlib.Path]] = {}
+    for path in (html_dir / "graphs").rglob("*.json"):
+        if "summary" not in path.relative_to(html_dir / "graphs").parts[:1] and path.name != "summary.json":
+            found.setdefault(path.stem, []).append(path)
+    return found
+
+
+def hide_empty(html_dir: pathlib.Path) -> list[str]:
+    """Drop benchmarks and parameter values without any result; returns what was hidden.
+
+    A graph file holds ``[[revision, values], ...]``; for a parameterised benchmark
+    ``values`` has one entry per combination of its ``params`` (row-major, the first
+    parameter slowest), ``null`` where nothing was measured.
+    """
+    index_path = html_dir / "index.json"
+    index = json.loads(index_path.read_text())
+    graphs = _graph_files(html_dir)
+    hidden: list[str] = []
+    remap: dict[str, dict[int, int]] = {}
+    for name in list(index["benchmarks"]):
+        bench = index["benchmarks"][name]
+        files = graphs.get(name, [])
+        data = [json.loads(p.read_text()) for p in files]
+        params = bench.get("params") or []
+        if not params:
+            if not any(v is not None for d in data for _, v in d):
+                del index["benchmarks"][name]
+                hidden.append(f"{name} (no results)")
+            continue
+        combos = list(itertools.product(*[range(len(p)) for p in params]))
+        measured = [False] * len(combos)
+        for d in data:
+            for _, values in d:
+                for i, v in enumerate(values or []):
+                    if v is not None:
+                        measured[i] = True
+        if not any(measured):
+            del index["benchmarks"][name]
+            hidden.append(f"{name} (no results)")
+            continue
+        keep = [
+            sorted({c[axis] for c, m in zip(combos, measured, strict=True) if m})
+            for axis in range(len(params))
+        ]
+        kept = [i for i, c in enumerate(combos) if all(c[a] in keep[a] for a in range(len(params)))]
+        if len(kept) == len(combos):
+            continue
+        for axis, values in enumerate(params):
+            gone = [values[j] for j in range(len(values)) if j not in keep[axis]]
+            if gone:
+                hidden.append(f"{name}: {bench['param_names'][axis]} {', '.join(gone)} (no results)")
+        bench["params"] = [[values[j] for j in keep[axis]] for axis, values in enumerate(params)]
+        remap[name] = {old: new for new, old in enumerate(kept)}
+        for path, d in zip(files, data, strict=True):
+            rows = [[rev, None if vals is None else [vals[i] for i in kept]] for rev, vals in d]
+            path.write_text(json.dumps(rows))
+    index_path.write_text(json.dumps(index))
+    _reindex_regressions(html_dir, remap)
+    return hidden
+
+
+def _reindex_regressions(html_dir: pathlib.Path, remap: dict[str, dict[int, int]]) -> None:
+    """Point the regressions list's flat parameter indices at the pruned parameter lists."""
+    path = html_dir / "regressions.json"
+    if not path.exists() or not remap:
+        return
+    doc = json.loads(path.read_text())
+    rows = []
+    for row in doc.get("regressions", []):
+        name, idx = row[0], row[3] if len(row) > 3 else None
+        if name in remap and isinstance(idx, int):
+            if idx not in remap[name]:
+                continue
+            row = [*row[:3], remap[name][idx], *row[4:]]
+        rows.append(row)
+    doc["regressions"] = rows
+    path.write_text(json.dumps(doc))
+
+
 # --- serving and Chromium ------------------------------------------------------------------------
 
 
@@ -210,206 +295,156 @@ def serve(directory: pathlib.Path) -> Iterator[str]:
         server.server_close()
 
 
-@contextlib.contextmanager
-def chromium(executable: str, timeout: float) -> Iterator[int]:
-    """Start headless Chromium with a fresh profile; yields its DevTools port."""
-    with tempfile.TemporaryDirectory(prefix="asv-dashboard-") as profile:
-        cmd = [
-            executable,
-            *CHROMIUM_FLAGS,
-            f"--user-data-dir={profile}",
-            "--remote-debugging-port=0",
-            "about:blank",
-        ]
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            port_file = pathlib.Path(profile, "DevToolsActivePort")
-            deadline = time.monotonic() + timeout
-            while not port_file.exists() or not port_file.read_text().strip():
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.stderr else ""
-                    msg = f"Chromium did not start ({executable}): {err}"
-                    raise UsageError(msg)
-                time.sleep(0.1)
-            yield int(port_file.read_text().split()[0])
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+#: What the main graph shows: commits with a value, and the axis labels (read from Flot).
+GRAPH_JS = r"""
+() => {
+  const el = $('#main-graph');
+  const plot = el.data('plot');
+  if (!plot) return null;
+  const revisions = new Set();
+  let series = 0;
+  for (const s of plot.getData()) {
+    const points = (s.data || []).filter((p) => p && p[1] !== null && !Number.isNaN(p[1]));
+    if (points.length) series += 1;
+    for (const p of points) revisions.add(p[0]);
+  }
+  const axes = plot.getAxes();
+  return {commits: revisions.size, series, x: axes.xaxis.options.axisLabel || '',
+          y: axes.yaxis.options.axisLabel || '', title: document.title};
+}
+"""
 
 
-class DevTools:
-    """A minimal Chrome DevTools Protocol client for one page target."""
+class Events:
+    """Console errors, uncaught exceptions and failed requests of a page."""
 
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.ids = itertools.count(1)
-        self.events: list[dict[str, Any]] = []
+    def __init__(self, page: Any, base: str) -> None:
+        self.errors: list[str] = []
+        self.notes: list[str] = []
+        self.base = base
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.errors.append(f"uncaught exception: {exc}"))
+        page.on("requestfailed", lambda r: self.errors.append(f"request failed: {r.failure} {r.url}"))
+        page.on("response", self._response)
 
-    def call(self, method: str, timeout: float = 30, **params: Any) -> dict[str, Any]:
-        ident = next(self.ids)
-        self.ws.send(json.dumps({"id": ident, "method": method, "params": params}))
-        deadline = time.monotonic() + timeout
-        while True:
-            message = json.loads(self.ws.recv(timeout=max(0.1, deadline - time.monotonic())))
-            if message.get("id") == ident:
-                if "error" in message:
-                    msg = f"{method}: {message['error']}"
-                    raise RuntimeError(msg)
-                return message.get("result", {})
-            self.events.append(message)
+    def _console(self, msg: Any) -> None:
+        if msg.type in ("error", "assert") and "status of 404" not in msg.text:
+            self.errors.append(f"console.{msg.type}: {msg.text}")
 
-    def pump(self, seconds: float) -> None:
-        """Collect events for ``seconds``."""
-        deadline = time.monotonic() + seconds
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                self.events.append(json.loads(self.ws.recv(timeout=left)))
-            except TimeoutError:
-                return
-
-    def evaluate(self, expression: str) -> Any:
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
-        return result.get("result", {}).get("value")
-
-    def wait_for(self, expression: str, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.evaluate(expression):
-                return True
-            self.pump(0.25)
-        return False
-
-    def screenshot(self, path: pathlib.Path) -> None:
-        data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=False)["data"]
-        path.write_bytes(base64.b64decode(data))
-
-    def problems(self, base: str) -> tuple[list[str], list[str]]:
-        """(errors, notes): console errors, uncaught exceptions, failed requests, error log entries.
-
-        A 404 for ``graphs/**.json`` on the local server is a note, not an error: asv's
-        pages ask for the graph of every benchmark in the suite, and a benchmark that
-        was skipped in every stored result (e.g. CuPy without a GPU) has none.
-        """
-        found, notes = [], []
-        for event in self.events:
-            method, params = event.get("method"), event.get("params", {})
-            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                text = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
-                found.append(f"console.{params['type']}: {text}")
-            elif method == "Runtime.exceptionThrown":
-                details = params.get("exceptionDetails", {})
-                text = details.get("exception", {}).get("description") or details.get("text", "")
-                found.append(f"uncaught exception: {text}")
-            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
-                entry = params["entry"]
-                url = entry.get("url", "")
-                text = f"log error ({entry.get('source')}): {entry.get('text')} {url}".strip()
-                missing_graph = url.startswith(f"{base}/graphs/") and "status of 404" in entry.get("text", "")
-                (notes if missing_graph else found).append(text)
-            elif method == "Network.loadingFailed" and not params.get("canceled"):
-                if params.get("type") not in ("XHR", "Fetch"):  # XHR failures are logged above with their URL
-                    found.append(f"request failed: {params.get('errorText')} ({params.get('type')})")
-        return found, notes
+    def _response(self, response: Any) -> None:
+        if response.status >= 400:
+            url = response.url
+            # asv asks for the graph of every benchmark in its index; hide_empty() drops the
+            # ones without data, so a 404 left for graphs/ is a note, anything else an error.
+            missing_graph = url.startswith(f"{self.base}/graphs/") and response.status == 404
+            (self.notes if missing_graph else self.errors).append(f"HTTP {response.status} for {url}")
 
 
-def page_socket(port: int) -> str:
-    """The DevTools websocket URL of the browser's first page."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as resp:
-        pages = [t for t in json.load(resp) if t.get("type") == "page"]
-    return str(pages[0]["webSocketDebuggerUrl"])
-
-
-def check(base: str, port: int, out: pathlib.Path, benchmark: str | None, timeout: float) -> list[str]:
-    from websockets.sync.client import connect
-
-    with connect(page_socket(port), max_size=None, open_timeout=10) as ws:
-        return check_pages(DevTools(ws), base, out, benchmark, timeout)
-
-
-def check_pages(
-    tools: DevTools, base: str, out: pathlib.Path, benchmark: str | None, timeout: float
-) -> list[str]:
-    for domain in ("Page", "Runtime", "Log", "Network"):
-        tools.call(f"{domain}.enable")
+def check_pages(page: Any, base: str, out: pathlib.Path, benchmark: str | None, args: Any) -> list[str]:
+    timeout_ms = int(args.timeout * 1000)
+    events = Events(page, base)
     problems: list[str] = []
-    tools.call("Page.navigate", url=f"{base}/index.html")
-    tiles = "document.querySelectorAll('#summarygrid-display .benchmark-container').length"
-    if not tools.wait_for(f"{tiles} > 0", timeout):
-        problems.append(
-            f"summary grid did not render within {timeout:.0f} s ({tools.evaluate('location.href')})"
-        )
-    tools.pump(1.0)
-    tools.screenshot(out / "summary.png")
-    count = tools.evaluate(tiles) or 0
+    page.goto(f"{base}/index.html", wait_until="load", timeout=timeout_ms)
+    tiles = "#summarygrid-display .benchmark-container"
+    try:
+        page.wait_for_selector(tiles, timeout=timeout_ms)
+    except Exception:
+        problems.append(f"summary grid did not render within {args.timeout:.0f} s")
+    page.wait_for_timeout(1000)
+    page.screenshot(path=out / "summary.png", full_page=True)
+    count = page.locator(tiles).count()
     if benchmark is None:  # the first tile that drew a plot, i.e. that has data
-        benchmark = tools.evaluate(
-            "(() => { for (const a of document.querySelectorAll("
-            "'#summarygrid-display .benchmark-container')) { if (a.querySelector('canvas')) "
-            "return a.getAttribute('href').slice(1); } return null; })()"
+        benchmark = page.evaluate(
+            """() => { for (const a of document.querySelectorAll('#summarygrid-display .benchmark-container'))
+                 { if (a.querySelector('canvas')) return a.getAttribute('href').slice(1); } return null; }"""
         )
+    shown = None
     if benchmark:
-        tools.call("Page.navigate", url=f"{base}/index.html#{benchmark}")
-        if not tools.wait_for(
-            "document.querySelectorAll('#main-graph canvas, canvas.flot-base').length > 0", timeout
-        ):
-            problems.append(f"graph of {benchmark} did not render within {timeout:.0f} s")
-        tools.pump(1.5)
-        tools.screenshot(out / "graph.png")
+        page.goto(f"{base}/index.html#{benchmark}", wait_until="load", timeout=timeout_ms)
+        try:
+            page.wait_for_function("() => !!($('#main-graph').data('plot'))", timeout=timeout_ms)
+        except Exception:
+            problems.append(f"graph of {benchmark} did not render within {args.timeout:.0f} s")
+        page.wait_for_timeout(1500)
+        page.screenshot(path=out / "graph.png")
+        page.locator("#main-graph").screenshot(path=out / "graph-plot.png")
+        shown = page.evaluate(GRAPH_JS)
+    else:
+        problems.append("no summary tile has a plot: no benchmark has data")
     print(f"summary grid: {count} benchmark tiles; graph: {benchmark}")
-    errors, notes = tools.problems(base)
-    if notes:
-        print(f"note: {len(notes)} benchmark(s) have no stored results (404 for their graph JSON), e.g.")
-        print(f"  {notes[0]}")
-    return problems + errors
+    if shown:
+        print(
+            f"graph: {shown['commits']} commits with values, {shown['series']} series, "
+            f"x axis {shown['x']!r}, y axis {shown['y']!r}"
+        )
+        if shown["commits"] < args.min_commits:
+            problems.append(
+                f"the graph has {shown['commits']} commit(s) with values; want >= {args.min_commits}"
+            )
+        if not shown["x"] or not shown["y"]:
+            problems.append(f"the graph's axes are not labelled (x {shown['x']!r}, y {shown['y']!r})")
+    if events.notes:
+        print(f"note: {len(events.notes)} graph file(s) missing, e.g. {events.notes[0]}")
+    return problems + events.errors
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--html-dir", type=pathlib.Path, default=ROOT / ".asv" / "html")
     parser.add_argument(
         "--out", type=pathlib.Path, default=ROOT / ".asv" / "dashboard", help="screenshots go here"
     )
     parser.add_argument("--vendor-cache", type=pathlib.Path, default=ROOT / ".asv" / "vendor-cache")
     parser.add_argument("--no-vendor", action="store_true", help="leave the CDN URLs as asv wrote them")
-    parser.add_argument("--vendor-only", action="store_true", help="vendor the assets and stop (no browser)")
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
+    parser.add_argument(
+        "--prepare-only", action="store_true", help="vendor the assets, hide what has no data, and stop"
+    )
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
     parser.add_argument("--benchmark", help="benchmark whose graph to open (default: the first tile)")
+    parser.add_argument("--min-commits", type=int, default=2, help="commits the graph must show (default 2)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each page")
     args = parser.parse_args(argv)
     try:
         if not (args.html_dir / "index.html").exists():
-            msg = f"no dashboard at {args.html_dir} (run: cd asv_benchmarks && asv publish)"
+            msg = f"no dashboard at {args.html_dir} (run: scripts/asv_history.sh)"
             raise UsageError(msg)
         if not args.no_vendor:
             for line in vendor(args.html_dir, args.vendor_cache):
                 print(f"vendored {line}")
-        if args.vendor_only:
+        hidden = hide_empty(args.html_dir)
+        if hidden:
+            print(f"hidden, for want of data: {len(hidden)} benchmark(s) or parameter value(s), e.g.")
+            for line in hidden[:5]:
+                print(f"  {line}")
+        if args.prepare_only:
             return 0
         executable = shutil.which(args.chromium)
         if executable is None:
             msg = f"{args.chromium} not found (Debian: apt-get install chromium; or pass --chromium PATH)"
             raise UsageError(msg)
         try:
-            import websockets.sync.client  # noqa: F401
+            from playwright.sync_api import sync_playwright
         except ImportError as exc:
-            msg = f"the websockets package is needed (pip install websockets): {exc}"
+            msg = f"Playwright is needed (pip install playwright, or the docs extra): {exc}"
             raise UsageError(msg) from exc
         args.out.mkdir(parents=True, exist_ok=True)
-        with serve(args.html_dir) as base, chromium(executable, args.timeout) as port:
-            problems = check(base, port, args.out, args.benchmark, args.timeout)
+        with serve(args.html_dir) as base, sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS, headless=True)
+            page = browser.new_page(viewport=VIEWPORT)
+            try:
+                problems = check_pages(page, base, args.out, args.benchmark, args)
+            finally:
+                browser.close()
     except UsageError as exc:
         print(f"asv_dashboard_check: {exc}", file=sys.stderr)
         return 2
-    print(f"screenshots: {args.out / 'summary.png'}, {args.out / 'graph.png'}")
+    print(f"screenshots: {args.out / 'summary.png'}, {args.out / 'graph.png'}, {args.out / 'graph-plot.png'}")
     if problems:
         print(f"FAIL: {len(problems)} problem(s):")
         for problem in problems:
             print(f"  {problem}")
         return 1
-    print("OK: the dashboard renders offline with no console errors")
+    print("OK: the dashboard renders offline with no console errors, and its graph carries information")
     return 0
 
 

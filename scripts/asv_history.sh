@@ -1,88 +1,127 @@
 #!/usr/bin/env bash
-# Benchmark the last N commits of main in asv-managed virtualenvs, then publish
-# the dashboard to .asv/html (static files; view with `asv preview` or
-# scripts/asv_dashboard_check.py).
+# Benchmark the last N commits of main and publish the asv dashboard to .asv/html.
 #
-#   scripts/asv_history.sh [-n N] [--existing] [--quick] [-b REGEX] [--no-publish] [-- ASV_ARGS...]
+#   scripts/asv_history.sh [-n N] [-b REGEX] [--backends LIST] [--envs] [--full] [--no-publish]
+#                          [-- ASV_ARGS...]
 #
-#   -n N          commits to benchmark, newest first along main's first parents (default 5)
-#   --existing    also record the current Python environment as HEAD (asv run -E existing
-#                 --set-commit-hash HEAD): the working tree's code, attributed to HEAD
-#   --quick       one sample per benchmark and POSENC_REF_BENCH_QUICK=1 (small sizes);
-#                 quick results are not saved by asv, so this only checks that it runs
-#   -b REGEX      only benchmarks matching REGEX (asv --bench)
-#   --no-publish  skip `asv publish`
+#   -n N            commits to benchmark, newest first along main's first parents (default 5)
+#   -b REGEX        benchmarks to run (asv --bench; default: the dashboard's selection,
+#                   the timed body of every encoding: sinusoidal, rope_cos_sin, apply_rope,
+#                   t5_bucket, alibi_bias, attention)
+#   --backends LIST backends to measure (POSENC_REF_BENCH_BACKENDS; default numpy,torch,mlx;
+#                   the others, and any backend that is not installed, are skipped and
+#                   hidden on the dashboard)
+#   --full          every benchmark at every size, with asv's default sampling (about an hour
+#                   per commit on 2 cores) instead of the dashboard's short run
+#   --envs          build each commit in an asv-managed virtualenv (asv run HASHFILE:...),
+#                   dependencies installed per commit, instead of the default below
+#   --rerun         benchmark commits whose results are already stored, too
+#   --no-publish    store results only
 #
-# How it stays offline-friendly:
-#   * each commit is built with `pip wheel --no-deps --no-build-isolation` (asv.conf.json),
-#     so no build backend is fetched; setuptools and wheel come from the env's matrix;
-#   * dependencies are installed by pip into each env from whatever index pip is
-#     configured with.  With no network at all, point pip at a wheelhouse:
-#         PIP_NO_INDEX=1 PIP_FIND_LINKS=/path/to/wheels scripts/asv_history.sh
-#     (asv passes the environment to pip; `pip download -d /path/to/wheels
-#     'posenc-ref[test]' dask setuptools wheel` on a connected machine fills it);
-#   * benchmarks run with --launch-method spawn (a fresh interpreter per benchmark,
-#     nothing shared with asv's own process); no benchmark touches the network.
-# After publishing, the dashboard's CDN scripts are replaced by local copies
-# (scripts/asv_dashboard_check.py --vendor-only; npm fetches them once), so the
-# published site renders with no network.
-# Commits that predate a function skip its benchmarks (NotImplementedError in setup),
-# so the whole history can be run with today's benchmark suite.
+# The default ("existing environment"): the current Python environment (its numpy, torch,
+# mlx, ...) runs today's benchmark suite against each commit's library code, exported
+# with `git archive` into .asv/history/<hash>/ and put first on the path
+# (ASV_PYTHONPATH; checked before each run).  Results are stored under each commit's hash
+# (asv run -E existing --set-commit-hash), so the graphs have one point per commit.
+# Commits that predate a function skip its benchmarks (NotImplementedError in setup).
+# Short-run settings: small sizes only (POSENC_REF_BENCH_QUICK=1), one round of up to
+# three samples, no warm-up, the backends imported once per run (forkserver with
+# POSENC_REF_BENCH_PRELOAD=1); about 25 s per commit on 2 cores.  A commit whose results
+# are already stored in .asv/results is not run again (unless --rerun).
+#
+# Publishing: `asv publish`, then scripts/asv_dashboard_check.py --prepare-only replaces
+# the dashboard's CDN scripts with local copies (npm fetches them once) and hides
+# benchmarks and parameter values (backends, sizes) without any data.  View it with
+# `python -m http.server -d .asv/html` or check it with scripts/asv_dashboard_check.py.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 count=5
-existing=0
-quick=0
+bench="time_(sinusoidal|rope_cos_sin|apply_rope|t5_bucket|alibi_bias|attention)"
+backends="numpy,torch,mlx"
+envs=0
+rerun=0
+full=0
 publish=1
-bench=()
 extra=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         -n) count="$2"; shift 2 ;;
-        --existing) existing=1; shift ;;
-        --quick) quick=1; shift ;;
-        -b|--bench) bench=(--bench "$2"); shift 2 ;;
+        -b|--bench) bench="$2"; shift 2 ;;
+        --backends) backends="$2"; shift 2 ;;
+        --envs) envs=1; shift ;;
+        --rerun) rerun=1; shift ;;
+        --full) full=1; shift ;;
         --no-publish) publish=0; shift ;;
         --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
         *) echo "asv_history.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 
 cd "$root/asv_benchmarks"
-mkdir -p "$root/.asv"
+mkdir -p "$root/.asv/history"
 python -m asv machine --yes >/dev/null
+export MPLBACKEND=Agg
+export POSENC_REF_BENCH_BACKENDS="$backends"
 
-hashes="$root/.asv/history_hashes.txt"
-git -C "$root" rev-list --first-parent --max-count="$count" main > "$hashes"
-echo "== benchmarking $(wc -l < "$hashes") commit(s) of main in asv-managed virtualenvs"
-
-run_args=(--launch-method spawn --show-stderr "${bench[@]}")
-if [[ $quick == 1 ]]; then
+mapfile -t hashes < <(git -C "$root" rev-list --first-parent --max-count="$count" main)
+echo "== benchmarking ${#hashes[@]} commit(s) of main: ${hashes[*]:0:$count}"
+run_args=(--show-stderr)
+if [[ -n $bench && $full == 0 ]]; then
+    run_args+=(--bench "$bench")
+fi
+if [[ $full == 0 ]]; then
     export POSENC_REF_BENCH_QUICK=1
-    run_args+=(--quick)
-else
-    run_args+=(--skip-existing-successful)
+    run_args+=(-a rounds=1 -a "repeat=(1,3,0.2)" -a warmup_time=0)
 fi
-# asv exits 2 when a benchmark fails; keep going so the dashboard still gets published.
-status=0
-python -m asv run "HASHFILE:$hashes" "${run_args[@]}" "${extra[@]}" || status=$?
 
-if [[ $existing == 1 ]]; then
-    head="$(git -C "$root" rev-parse HEAD)"
-    echo "== recording the current environment as $head"
-    ASV_PYTHONPATH="$root" python -m asv run -E existing --set-commit-hash "$head" \
-        "${run_args[@]}" "${extra[@]}" || status=$?
+status=0
+start=$SECONDS
+if [[ $envs == 1 ]]; then
+    printf '%s\n' "${hashes[@]}" > "$root/.asv/history/hashes.txt"
+    skip=(--skip-existing-successful)
+    [[ $rerun == 1 ]] && skip=()
+    python -m asv run "HASHFILE:$root/.asv/history/hashes.txt" --launch-method spawn \
+        "${skip[@]}" "${run_args[@]}" "${extra[@]}" || status=$?
+else
+    export POSENC_REF_BENCH_PRELOAD=1
+    for hash in "${hashes[@]}"; do
+        # (asv's --skip-existing-successful looks at the checkout's commit, not at
+        # --set-commit-hash, so stored results are found here instead)
+        if [[ $rerun == 0 ]] && compgen -G "$root/.asv/results/*/${hash:0:8}-existing-*.json" >/dev/null; then
+            echo "== ${hash:0:8}: results already stored (--rerun to measure again)"
+            continue
+        fi
+        src="$root/.asv/history/$hash"
+        if [[ ! -d $src/posenc_ref ]]; then
+            rm -rf "$src" && mkdir -p "$src"
+            # the library and, where the commit has it, the conformance suite
+            paths=()
+            for p in posenc_ref posenc_ref_conformance conformance; do
+                git -C "$root" cat-file -e "$hash:$p" 2>/dev/null && paths+=("$p")
+            done
+            git -C "$root" archive "$hash" "${paths[@]}" | tar -x -C "$src"
+        fi
+        imported="$(cd /tmp && PYTHONPATH="$src" python -c 'import posenc_ref; print(posenc_ref.__file__)')"
+        if [[ $imported != "$src/"* ]]; then
+            echo "asv_history.sh: $hash: posenc_ref imports from $imported, not $src" >&2
+            exit 2
+        fi
+        t0=$SECONDS
+        ASV_PYTHONPATH="$src" python -m asv run -E existing --set-commit-hash "$hash" \
+            --launch-method forkserver "${run_args[@]}" "${extra[@]}" || status=$?
+        echo "== ${hash:0:8}: $((SECONDS - t0)) s"
+    done
 fi
+echo "== benchmarks: $((SECONDS - start)) s for ${#hashes[@]} commit(s)"
 
 if [[ $publish == 1 ]]; then
-    python -m asv publish
-    # asv's index.html loads jQuery/Flot/Bootstrap from CDNs; swap in local copies
-    # (fetched once with npm into .asv/vendor-cache) so the dashboard works offline.
-    python "$root/scripts/asv_dashboard_check.py" --vendor-only \
-        || echo "asv_history.sh: could not vendor the dashboard's scripts; it needs a network to render" >&2
-    echo "== dashboard: $root/.asv/html/index.html (serve it: cd asv_benchmarks && asv preview;"
-    echo "   check it renders offline: python scripts/asv_dashboard_check.py)"
+    python -m asv publish >/dev/null
+    python "$root/scripts/asv_dashboard_check.py" --prepare-only \
+        || echo "asv_history.sh: could not prepare the dashboard for offline use" >&2
+    echo "== dashboard: $root/.asv/html (serve: python -m http.server -d .asv/html;"
+    echo "   check: python scripts/asv_dashboard_check.py)"
 fi
+# asv exits 2 when a benchmark fails; the dashboard is published anyway.
 exit "$status"

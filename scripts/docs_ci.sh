@@ -5,17 +5,20 @@
 #
 # Runs in the current Python environment (CI calls it from .ci/run inside its venv).
 # Needs: pip (PyPI), npm (to vendor MathJax from the npm registry once), and Debian's
-# chromium for the offline check (installed with apt-get when missing and running as root).
-# Steps: 1. install  2. sphinx html with -W  3. sphinx doctest with -W
-#        4. golden-vector readers (JS always; C++ when g++ and nlohmann-json exist)
-#        5. headless Chromium offline check (screenshots under reports/docs-offline/)
+# chromium for the offline check (installed with apt-get when missing and running as root);
+# Playwright (the docs extra) drives that Chromium and never downloads a browser.
+# Steps: 1. install  2. tests of the build helpers  3. sphinx html with -W
+#        4. sphinx doctest with -W  5. golden-vector readers (JS always; C++ when g++ and
+#        nlohmann-json exist)  6. headless Chromium offline check (screenshots under
+#        reports/docs-offline/)
+# Prints the seconds each step took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
 
 step "install"
-python -m pip install --quiet ".[docs,mlx]" websockets
+python -m pip install --quiet ".[docs,mlx]"
 # The "check your implementation" page runs its torch example adapter at build time.
 # On this project's machines torch 2.13.0 (CPU) is a local wheel; elsewhere it downloads.
 python -c "import torch" 2>/dev/null || python -m pip install --quiet "torch==2.13.0"
@@ -32,6 +35,9 @@ if [ ! -f /usr/include/nlohmann/json.hpp ] && [ "$(id -u)" = 0 ] && command -v a
         || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nlohmann-json3-dev >/dev/null; }
 fi
 command -v npm >/dev/null 2>&1 || { echo "npm is missing (needed once to vendor MathJax)" >&2; exit 2; }
+
+step "tests of the docs' build helpers and the dashboard's pruning"
+python -m pytest -q -p no:cacheprovider tests/test_docs_tools.py
 
 step "sphinx html (warnings are errors)"
 rm -rf docs/_build

@@ -1,25 +1,40 @@
 #!/usr/bin/env python3
-"""Open the built docs from disk in headless Chromium with no network, and check them.
+"""Open the built docs from disk in headless Chromium with no network, and check them as a reader sees them.
 
-For every HTML page of the site (``file://`` URLs, no web server):
+Driven by Playwright's Python package on the system Chromium (``/usr/bin/chromium``;
+Playwright never downloads a browser here).  For every HTML page of the site
+(``file://`` URLs, no web server):
 
-- **no network**: the browser is started with an unreachable proxy and a host resolver
-  that resolves nothing, CDP puts the page offline, and any request that is not
+- **no network**: the browser resolves no host name and sends everything else to a
+  closed proxy port, the context is offline, and any request that is not
   ``file:``/``data:``/``blob:``/``about:`` is a failure (so is a local file that fails
   to load: a missing stylesheet, script or image);
-- **math renders**: MathJax (vendored) has loaded and typeset every ``.math`` node into
-  an ``<mjx-container>`` holding an SVG, with no TeX error nodes;
-- **images load**: every ``<img>`` is complete with a non-zero natural width;
-- **no console errors or uncaught exceptions**;
+- **no console errors, uncaught exceptions or failed requests**;
+- **math renders**: MathJax (vendored) has typeset every ``.math`` node into an SVG, with
+  no TeX error and no unrendered ``$...$`` left in the text;
+- **no raw markup**: no text outside code shows an HTML tag (``<strong>``, ``</em>``, ...);
+- **nothing is cut off**: the content column is not wider than itself, and no table, code
+  block, math block or image is wider than the column or than its own box (scrolled
+  content counts as cut off: a reader does not see it);
+- **figures**: every image has loaded (``naturalWidth > 0``) and sits in a figure with a
+  caption;
+- **code blocks have a copy button**; clicking the first one on the home page copies the
+  code without ``>>>``/``...`` prompts and without output;
+- **cited issues and arXiv ids are links**: no ``owner/repo#N``, ``repo#N``, ``PR #N`` or
+  ``arXiv:NNNN.NNNNN`` is left as plain text (on the API pages, whose text comes from the
+  library's docstrings, these are listed as notes), and the site has links to them;
 - **internal links resolve** to files that exist (checked on disk).
 
-Then **search works**: ``search.html?q=...`` for a few terms returns results (which needs
-``searchindex.js`` to load from disk).  Screenshots of every page (first screen) and full
-pages of a few go to ``--out``.  Exit status 0 when everything passes, 1 otherwise,
-2 when the check itself could not run.
+Page-specific expectations, each text exactly as the JSON has it (``2**24 + 1`` stays that,
+not bold): the golden-format page shows every ``description`` of the JSON Schema; the
+case-id page lists every golden case id and every flag's note; the figures page shows
+every figure file.  Then **search works** from
+disk: ``search.html?q=...`` returns results with summaries.  Screenshots of every page
+(first screen) and full pages of a few go to ``--out``, with ``summary.json``.  Exit
+status 0 when everything passes, 1 otherwise, 2 when the check itself could not run.
 
-Needs Debian's ``chromium`` (``apt-get install -y chromium``) and the ``websockets``
-package (``pip install websockets``).  Usage::
+Needs ``pip install playwright`` (the ``docs`` extra) and Debian's ``chromium``
+(``apt-get install -y chromium``).  Usage::
 
     python scripts/docs_offline_check.py [--site docs/_build/html] [--out reports/docs-offline]
 """
@@ -27,150 +42,71 @@ package (``pip install websockets``).  Usage::
 from __future__ import annotations
 
 import argparse
-import asyncio
-import base64
-import contextlib
 import html.parser
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-try:
-    from websockets.asyncio.client import connect as ws_connect
-except ImportError:  # websockets < 14
-    from websockets import connect as ws_connect  # type: ignore[no-redef]
-
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-    "--no-default-browser-check",
     "--disable-default-apps",
     "--disable-extensions",
     "--hide-scrollbars",
     "--mute-audio",
-    "--window-size=1280,900",
     # No network at all: every host resolves to nothing, and all traffic would go to a
     # proxy on a closed port.
     "--host-resolver-rules=MAP * ~NOTFOUND",
     "--proxy-server=http://127.0.0.1:9",
     "--proxy-bypass-list=<-loopback>",
-    "--remote-debugging-port=0",
 ]
+VIEWPORT = {"width": 1280, "height": 900}
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:", "chrome-error:", "devtools:")
 SEARCH_TERMS = ("alibi", "yarn", "bucket", "interleaved")
 FULL_PAGE = (
     "index.html",
+    "families/absolute.html",
+    "families/nope.html",
     "families/rope.html",
     "families/relative.html",
     "guide/check.html",
     "guide/golden-format.html",
+    "figures.html",
+    "conventions.html",
+    "api.html",
 )
-
-
-@dataclass
-class PageResult:
-    page: str
-    problems: list[str] = field(default_factory=list)
-    math: int = 0
-    images: int = 0
-    seconds: float = 0.0
-
+#: Pages whose prose comes from the library's docstrings (owned by the library).
+DOCSTRING_PAGES = ("generated/api/",)
 
 # --------------------------------------------------------------------------------------
-# A minimal Chrome DevTools Protocol client
-# --------------------------------------------------------------------------------------
-class CDP:
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.next_id = 0
-        self.pending: dict[int, asyncio.Future[Any]] = {}
-        self.events: list[tuple[str, dict[str, Any], str | None]] = []
-        self.waiters: list[tuple[str, str | None, asyncio.Future[Any]]] = []
-        self.reader = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        async for raw in self.ws:
-            msg = json.loads(raw)
-            if "id" in msg:
-                fut = self.pending.pop(msg["id"], None)
-                if fut is not None and not fut.done():
-                    if "error" in msg:
-                        fut.set_exception(RuntimeError(f"CDP error: {msg['error']}"))
-                    else:
-                        fut.set_result(msg.get("result", {}))
-            else:
-                method, params, session = msg.get("method", ""), msg.get("params", {}), msg.get("sessionId")
-                self.events.append((method, params, session))
-                for waiter in list(self.waiters):
-                    if waiter[0] == method and waiter[1] in (None, session) and not waiter[2].done():
-                        waiter[2].set_result(params)
-                        self.waiters.remove(waiter)
-
-    async def send(
-        self,
-        method: str,
-        params: dict[str, Any] | None = None,
-        *,
-        session: str | None = None,
-        timeout: float = 30.0,
-    ) -> Any:
-        self.next_id += 1
-        msg: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.pending[self.next_id] = fut
-        await self.ws.send(json.dumps(msg))
-        return await asyncio.wait_for(fut, timeout)
-
-    def expect(self, method: str, session: str | None) -> asyncio.Future[Any]:
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.waiters.append((method, session, fut))
-        return fut
-
-    async def evaluate(self, expression: str, session: str, timeout: float = 30.0) -> Any:
-        result = await self.send(
-            "Runtime.evaluate",
-            {"expression": expression, "awaitPromise": True, "returnByValue": True},
-            session=session,
-            timeout=timeout,
-        )
-        if "exceptionDetails" in result:
-            details = result["exceptionDetails"]
-            description = details.get("exception", {}).get("description", "")
-            msg = f"page script failed: {details.get('text')} {description}"
-            raise RuntimeError(msg)
-        return result["result"].get("value")
-
-
-# --------------------------------------------------------------------------------------
-# Page probes (run inside the page)
+# Probes, run inside the page
 # --------------------------------------------------------------------------------------
 PROBE_JS = r"""
-(async () => {
+async (timeout) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const main = document.querySelector('article[role=main]') || document.querySelector('[role=main]')
+               || document.body;
+  // --- math
   const mathNodes = document.querySelectorAll('span.math, div.math').length;
   let mathjax = 'absent';
   if (mathNodes > 0) {
     const t0 = Date.now();
     while (!(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)) {
-      if (Date.now() - t0 > %(timeout)d) break;
+      if (Date.now() - t0 > timeout) break;
       await sleep(50);
     }
     if (window.MathJax && window.MathJax.startup && window.MathJax.startup.promise) {
@@ -184,43 +120,143 @@ PROBE_JS = r"""
     .map((e) => e.getAttribute('data-mjx-error') || e.textContent).slice(0, 5);
   const rawTex = [...document.querySelectorAll('span.math, div.math')]
     .filter((n) => !n.querySelector('mjx-container')).map((n) => n.textContent.slice(0, 60)).slice(0, 5);
-  // Unrendered dollar math (e.g. a formula broken by a table's "|"): "$" in prose text.
-  const walker = document.createTreeWalker(document.querySelector('article') || document.body,
-                                           NodeFilter.SHOW_TEXT);
-  const strayDollars = [];
+  // --- text outside code: stray $, raw HTML tags, unlinked citations
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  const strayDollars = [], rawTags = [], unlinked = [];
+  const tag = /<\/?[a-zA-Z][a-zA-Z0-9-]*(\s[^<>]*)?\/?>/;
+  // owner/repo#N, repo#N, PR #N, a bare #NN, arXiv:NNNN.NNNNN
+  const cite = new RegExp([String.raw`\b[\w.-]+\/[\w.-]+#\d+`, String.raw`\b[\w.-]*[A-Za-z][\w.-]*#\d+`,
+                           String.raw`\bPRs? #\d+`, String.raw`(?:^|[\s(,;])#\d{2,}\b`,
+                           String.raw`\barXiv:\d{4}\.\d{4,5}`].join('|'), 'g');
   while (walker.nextNode()) {
     const node = walker.currentNode;
-    const inCode = node.parentElement.closest('pre, code, .highlight, script, style');
-    if (node.textContent.includes('$') && !inCode) {
-      strayDollars.push(node.textContent.trim().slice(0, 60));
+    const el = node.parentElement;
+    const skip = 'pre, code, .sig, .highlight, script, style, noscript, template, mjx-container, .headerlink';
+    if (!el || el.closest(skip)) {
+      continue;
+    }
+    const text = node.textContent;
+    if (text.includes('$')) strayDollars.push(text.trim().slice(0, 60));
+    if (tag.test(text)) rawTags.push(text.trim().slice(0, 80));
+    if (!el.closest('a')) {
+      for (const m of text.matchAll(cite)) unlinked.push(m[0].trim());
     }
   }
-  const imgs = [...document.images]
-    .map((i) => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0}));
-  return {mathNodes, mathjax, containers: containers.length, withSvg, texErrors, rawTex, imgs, strayDollars,
-          title: document.title, height: document.documentElement.scrollHeight};
-})()
+  // --- widths: the content column, and every block that could be wider than it
+  const col = main.getBoundingClientRect();
+  const overflow = [];
+  const describe = (el) => {
+    const names = typeof el.className === 'string' ? el.className.trim().split(/\s+/) : [];
+    const cls = names.filter(Boolean).map((n) => '.' + n).join('');
+    const text = (el.textContent || el.getAttribute('src') || '').trim().replace(/\s+/g, ' ').slice(0, 50);
+    return `${el.tagName.toLowerCase()}${cls} "${text}"`;
+  };
+  // Anything sticking out of the column.  A negative right margin is the theme's on purpose
+  // (furo's headings and signatures reach 0.5rem / 0.25rem past the column for their
+  // background); what they hold is checked like everything else.
+  const bleed = (el) => Math.max(0, -parseFloat(getComputedStyle(el).marginRight) || 0);
+  const outside = [];
+  for (const el of main.querySelectorAll('*')) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.right <= col.right + 1 + bleed(el)) continue;
+    if (outside.some((o) => o.contains(el))) continue;
+    if (el.parentElement && el.parentElement.closest('pre, .table-wrapper, div.math')) continue;
+    outside.push(el);
+  }
+  for (const el of outside.slice(0, 5)) {
+    const right = Math.round(el.getBoundingClientRect().right);
+    overflow.push(`${describe(el)}: right edge ${right} > column ${Math.round(col.right)}`);
+  }
+  if (main.scrollWidth > main.clientWidth + 16) {  // up to 16 px: the theme's bleed, above
+    overflow.push(`content column: scrollWidth ${main.scrollWidth} > clientWidth ${main.clientWidth}`);
+  }
+  const blocks = main.querySelectorAll(
+    'table, .table-wrapper, pre, div.highlight, div.math, mjx-container[display="true"], img, figure');
+  for (const el of blocks) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0) continue;
+    if (box.right > col.right + 1 + bleed(el)) {
+      if (!outside.includes(el)) {
+        overflow.push(`${describe(el)}: right edge ${Math.round(box.right)} > ${Math.round(col.right)}`);
+      }
+    } else if (el.scrollWidth > el.clientWidth + 1 && el.tagName !== 'IMG') {
+      overflow.push(`${describe(el)}: content ${el.scrollWidth}px wide in a ${el.clientWidth}px box`);
+    }
+  }
+  // --- images and their captions
+  const imgs = [...main.querySelectorAll('img')].map((i) => {
+    const fig = i.closest('figure, div.figure');
+    const cap = fig ? fig.querySelector('figcaption, p.caption') : null;
+    return {src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0,
+            caption: cap ? cap.textContent.trim().length : 0};
+  });
+  // --- copy buttons (sphinx-copybutton adds them after load)
+  const codeBlocks = document.querySelectorAll('div.highlight pre').length;
+  let copyButtons = document.querySelectorAll('button.copybtn').length;
+  for (let t0 = Date.now(); codeBlocks > copyButtons && Date.now() - t0 < timeout; ) {
+    await sleep(100);
+    copyButtons = document.querySelectorAll('button.copybtn').length;
+  }
+  const citationLinks = main.querySelectorAll('a.citation-link').length;
+  return {mathNodes, mathjax, containers: containers.length, withSvg, texErrors, rawTex, strayDollars,
+          rawTags, unlinked, overflow, imgs, codeBlocks, copyButtons, citationLinks,
+          text: main.innerText, height: document.documentElement.scrollHeight};
+}
+"""
+
+COPY_JS = r"""
+async () => {
+  // ClipboardJS copies through a selected, focused textarea and execCommand('copy').
+  let copied = null;
+  document.execCommand = (cmd) => {
+    const el = document.activeElement;
+    copied = (el && 'value' in el) ? el.value : String(window.getSelection());
+    return true;
+  };
+  const button = document.querySelector('div.highlight-pycon button.copybtn, div.doctest button.copybtn')
+                 || document.querySelector('button.copybtn');
+  if (!button) return null;
+  const shown = button.previousElementSibling ? button.previousElementSibling.innerText : '';
+  button.click();
+  for (let i = 0; i < 50 && copied === null; i++) await new Promise((r) => setTimeout(r, 20));
+  return {shown, copied};
+}
 """
 
 SEARCH_JS = r"""
-(async () => {
+async (timeout) => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const t0 = Date.now();
   let items = 0, status = '';
-  while (Date.now() - t0 < %(timeout)d) {
+  while (Date.now() - t0 < timeout) {
     items = document.querySelectorAll('#search-results li, ul.search li').length;
     const s = document.querySelector(
       '#search-results p.search-summary, #search-results > p, .search-summary, #search-progress');
     status = s ? s.textContent.trim() : '';
-    if (/finished|did not match/i.test(status)) break;
+    if (/finished|did not match|found/i.test(status) && items > 0) break;
+    if (/did not match/i.test(status)) break;
     await sleep(100);
   }
+  await sleep(300);  // summaries arrive after the titles
   const indexLoaded = typeof Search !== 'undefined' && Search._index !== null && Search._index !== undefined;
-  const first = [...document.querySelectorAll('#search-results li a, ul.search li a')].slice(0, 3)
-    .map((a) => a.textContent.trim());
-  return {items, status, indexLoaded, first};
-})()
+  const lis = [...document.querySelectorAll('#search-results li, ul.search li')];
+  const summaries = lis.filter((li) => { const p = li.querySelector('p.context');
+                                         return p && p.textContent.trim().length > 20; }).length;
+  const first = lis.slice(0, 3).map((li) => li.querySelector('a').textContent.trim());
+  return {items, status, indexLoaded, summaries, first};
+}
 """
+
+
+@dataclass
+class PageResult:
+    page: str
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    math: int = 0
+    images: int = 0
+    citations: int = 0
+    seconds: float = 0.0
 
 
 # --------------------------------------------------------------------------------------
@@ -241,74 +277,127 @@ class _LinkParser(html.parser.HTMLParser):
                 self.refs.append(value)
 
 
-def broken_local_links(site: Path, page: Path) -> list[str]:
+def broken_local_links(page: Path) -> list[str]:
     parser = _LinkParser()
     parser.feed(page.read_text(encoding="utf-8"))
     broken = []
     for ref in parser.refs:
         parts = urllib.parse.urlsplit(ref)
         if parts.scheme or ref.startswith(("#", "//", "mailto:")):
-            if parts.scheme in ("http", "https") and page.name != "search.html":
-                pass  # outbound links are fine to have; they are never *loaded*
-            continue
+            continue  # outbound links are fine to have; they are never *loaded*
         target = (page.parent / urllib.parse.unquote(parts.path)).resolve()
         if parts.path and not target.exists():
             broken.append(ref)
     return broken
 
 
+def page_expectations(rel: str) -> list[tuple[str, str]]:
+    """``(what, text)`` pairs the page ``rel`` must show verbatim (whitespace-normalised)."""
+    golden = ROOT / "posenc_ref_conformance" / "golden"
+    docs = [json.loads(p.read_bytes()) for p in sorted((golden / "vectors").glob("*.json"))]
+    if rel == "guide/golden-format.html":  # the meaning of every key of the schema, as written
+        found: list[tuple[str, str]] = []
+        for schema in sorted(golden.glob("golden_schema_v*.json")):
+            _descriptions(json.loads(schema.read_bytes()), "", found)
+        return [(what, text) for what, text in found if "/properties/" in what]
+    if rel == "guide/case-ids.html":  # every case id, and every flag's note as the JSON has it
+        notes = {flag: note for doc in docs for flag, note in doc.get("notes", {}).items()}
+        ids = [("case id", case["id"]) for doc in docs for case in doc.get("cases", [])]
+        return ids + [(f"note {flag}", note["description"]) for flag, note in sorted(notes.items())]
+    return []
+
+
+def _descriptions(node: Any, where: str, found: list[tuple[str, str]]) -> None:
+    if isinstance(node, dict):
+        if isinstance(node.get("description"), str):
+            found.append((f"description of {where or 'the schema'}", node["description"]))
+        for key, value in node.items():
+            _descriptions(value, f"{where}/{key}", found)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _descriptions(value, f"{where}/{i}", found)
+
+
+#: Sphinx's smartquotes typesets quotes, dashes and ellipses; compare the plain forms.
+_TYPOGRAPHY = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "--",
+        "\u2014": "---",
+        "\u2026": "...",
+    }
+)
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.translate(_TYPOGRAPHY).split())
+
+
 # --------------------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------------------
 def find_chromium(explicit: str | None) -> str:
-    for candidate in (explicit, os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+    for candidate in (
+        explicit,
+        os.environ.get("CHROMIUM"),
+        "/usr/bin/chromium",
+        "chromium",
+        "chromium-browser",
+    ):
         if candidate and shutil.which(candidate):
-            return shutil.which(candidate)  # type: ignore[return-value]
+            return str(shutil.which(candidate))
     msg = "no Chromium found: apt-get install -y chromium (or pass --chromium PATH)"
     raise SystemExit(msg)
-
-
-async def start_browser(binary: str, profile: str) -> tuple[subprocess.Popen[bytes], str]:
-    proc = subprocess.Popen(
-        [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stderr is not None
-    deadline = time.monotonic() + 30
-    loop = asyncio.get_running_loop()
-    while time.monotonic() < deadline:
-        line = (await loop.run_in_executor(None, proc.stderr.readline)).decode(errors="replace")
-        if not line and proc.poll() is not None:
-            break
-        match = re.search(r"DevTools listening on (ws://\S+)", line)
-        if match:
-            # keep draining stderr so the browser never blocks on a full pipe
-            loop.run_in_executor(None, lambda: [None for _ in iter(proc.stderr.readline, b"")])
-            return proc, match.group(1)
-    proc.kill()
-    msg = "Chromium did not start (no DevTools URL on stderr)"
-    raise RuntimeError(msg)
 
 
 def _is_network(url: str) -> bool:
     return not url.startswith(LOCAL_SCHEMES)
 
 
-async def check_page(cdp: CDP, session: str, site: Path, rel: str, out: Path, timeout_ms: int) -> PageResult:
+class Recorder:
+    """Console errors, uncaught exceptions, network requests and failed loads of one page."""
+
+    def __init__(self, page: Any) -> None:
+        self.events: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.events.append(f"uncaught exception: {exc}"))
+        page.on("request", self._request)
+        page.on("requestfailed", self._failed)
+
+    def _console(self, msg: Any) -> None:
+        if msg.type in ("error", "assert"):
+            location = msg.location.get("url", "") if msg.location else ""
+            self.events.append(f"console.{msg.type}: {msg.text[:300]} {location}".strip())
+
+    def _request(self, request: Any) -> None:
+        if _is_network(request.url):
+            self.events.append(f"network request attempted: {request.url}")
+
+    def _failed(self, request: Any) -> None:
+        failure = request.failure or ""
+        if "ERR_ABORTED" not in failure or not _is_network(request.url):
+            self.events.append(f"resource failed to load ({failure}): {request.url}")
+
+    def take(self) -> list[str]:
+        events, self.events = self.events, []
+        return events
+
+
+def check_page(page: Any, recorder: Recorder, site: Path, rel: str, out: Path, timeout_ms: int) -> PageResult:
     result = PageResult(rel)
     start = time.monotonic()
-    first_event = len(cdp.events)
-    url = (site / rel).resolve().as_uri()
-    loaded = cdp.expect("Page.loadEventFired", session)
-    nav = await cdp.send("Page.navigate", {"url": url}, session=session)
-    if nav.get("errorText"):
-        result.problems.append(f"navigation failed: {nav['errorText']}")
-        return result
-    await asyncio.wait_for(loaded, timeout_ms / 1000)
-    probe = await cdp.evaluate(PROBE_JS % {"timeout": timeout_ms}, session, timeout=timeout_ms / 1000 + 10)
-    await asyncio.sleep(0.2)  # let late console messages arrive
-    result.math, result.images = probe["containers"], len(probe["imgs"])
+    recorder.take()
+    page.goto((site / rel).resolve().as_uri(), wait_until="load", timeout=timeout_ms)
+    probe = page.evaluate(PROBE_JS, timeout_ms)
+    page.wait_for_timeout(200)  # late console messages
+    result.math, result.images, result.citations = (
+        probe["containers"],
+        len(probe["imgs"]),
+        probe["citationLinks"],
+    )
     if probe["mathNodes"]:
         if probe["mathjax"] == "absent":
             result.problems.append(f"{probe['mathNodes']} math nodes but MathJax never loaded")
@@ -317,88 +406,91 @@ async def check_page(cdp: CDP, session: str, site: Path, rel: str, out: Path, ti
                 f"math not rendered: {probe['mathNodes']} nodes, {probe['withSvg']} typeset as SVG; "
                 f"raw: {probe['rawTex']}"
             )
-    if probe["strayDollars"]:
-        result.problems.append(f"unrendered $...$ math in text: {probe['strayDollars'][:3]}")
     if probe["texErrors"]:
         result.problems.append(f"TeX errors: {probe['texErrors']}")
+    if probe["strayDollars"]:
+        result.problems.append(f"unrendered $...$ math in text: {probe['strayDollars'][:3]}")
+    if probe["rawTags"]:
+        result.problems.append(f"raw HTML markup shown as text: {probe['rawTags'][:3]}")
+    result.problems += [f"cut off: {what}" for what in probe["overflow"][:8]]
+    if len(probe["overflow"]) > 8:
+        result.problems.append(f"cut off: ... and {len(probe['overflow']) - 8} more")
     for img in probe["imgs"]:
         if not img["ok"]:
             result.problems.append(f"image did not load: {img['src']}")
-    result.problems += _event_problems(cdp.events[first_event:], session)
-    result.problems += [f"broken local link: {ref}" for ref in broken_local_links(site, site / rel)]
-    await screenshot(cdp, session, out / "pages" / (rel.replace("/", "__")[:-5] + ".png"), full=False)
+        elif not img["caption"]:
+            result.problems.append(f"image without a caption: {img['src']}")
+    if probe["copyButtons"] < probe["codeBlocks"]:
+        result.problems.append(f"{probe['codeBlocks']} code blocks but {probe['copyButtons']} copy buttons")
+    if probe["unlinked"]:
+        where = result.notes if rel.startswith(DOCSTRING_PAGES) else result.problems
+        where.append(f"cited but not linked: {sorted(set(probe['unlinked']))}")
+    text = _squash(probe["text"])
+    missing = [what for what, expected in page_expectations(rel) if _squash(expected) not in text]
+    if missing:
+        result.problems.append(f"{len(missing)} expected texts not shown verbatim, e.g. {missing[:3]}")
+    result.problems += recorder.take()
+    result.problems += [f"broken local link: {ref}" for ref in broken_local_links(site / rel)]
+    name = rel.replace("/", "__")[:-5] + ".png"
+    page.screenshot(path=out / "pages" / name)
     if rel in FULL_PAGE:
-        await screenshot(
-            cdp,
-            session,
-            out / "full" / (rel.replace("/", "__")[:-5] + ".png"),
-            full=True,
-            height=min(int(probe["height"]), 8000),
+        height = min(int(probe["height"]), 12000)
+        page.screenshot(
+            path=out / "full" / name, clip={"x": 0, "y": 0, "width": 1280, "height": height}, full_page=True
         )
     result.seconds = time.monotonic() - start
     return result
 
 
-def _event_problems(events: list[tuple[str, dict[str, Any], str | None]], session: str) -> list[str]:
+def check_copy(page: Any, site: Path, timeout_ms: int) -> list[str]:
+    """Click the first copy button of a doctest block on the home page; inspect the copied text."""
+    page.goto((site / "index.html").resolve().as_uri(), wait_until="load", timeout=timeout_ms)
+    page.wait_for_selector("button.copybtn", state="attached", timeout=timeout_ms)
+    found = page.evaluate(COPY_JS)
+    if not found or found["copied"] is None:
+        return ["copy button: clicking it copied nothing"]
+    copied, shown = found["copied"], found["shown"]
     problems = []
-    for method, params, sess in events:
-        if sess not in (session, None):
-            continue
-        if method == "Network.requestWillBeSent" and _is_network(params["request"]["url"]):
-            problems.append(f"network request attempted: {params['request']['url']}")
-        elif method == "Network.loadingFailed" and not params.get("canceled"):
-            problems.append(
-                f"resource failed to load ({params.get('errorText')}): request {params['requestId']}"
-            )
-        elif method == "Runtime.exceptionThrown":
-            details = params["exceptionDetails"]
-            problems.append(
-                f"uncaught exception: {details.get('exception', {}).get('description') or details['text']}"
-            )
-        elif method == "Runtime.consoleAPICalled" and params["type"] in ("error", "assert"):
-            text = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
-            problems.append(f"console.{params['type']}: {text[:300]}")
-        elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
-            problems.append(
-                f"browser log error: {params['entry']['text'][:300]} {params['entry'].get('url', '')}"
-            )
+    if ">>>" not in shown:
+        problems.append("copy button: the first copyable block on the home page is not a doctest block")
+    if re.search(r"^(>>>|\.\.\.)( |$)", copied, re.M):
+        problems.append(f"copy button: prompts were copied: {copied[:120]!r}")
+    outputs = [line for line in shown.splitlines() if line and not line.startswith((">>>", "..."))]
+    if any(line in copied.splitlines() for line in outputs):
+        problems.append(f"copy button: doctest output was copied: {copied[:120]!r}")
+    if "import posenc_ref" not in copied:
+        problems.append(f"copy button: the code itself was not copied: {copied[:120]!r}")
+    first = copied.splitlines()[0] if copied else ""
+    print(f"  copy button on index.html copies {len(copied.splitlines())} lines, first {first!r}")
     return problems
 
 
-async def screenshot(cdp: CDP, session: str, path: Path, *, full: bool, height: int = 900) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    params: dict[str, Any] = {"format": "png"}
-    if full:
-        params.update(
-            captureBeyondViewport=True, clip={"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1}
-        )
-    shot = await cdp.send("Page.captureScreenshot", params, session=session, timeout=60)
-    path.write_bytes(base64.b64decode(shot["data"]))
-
-
-async def check_search(cdp: CDP, session: str, site: Path, out: Path, timeout_ms: int) -> PageResult:
+def check_search(page: Any, recorder: Recorder, site: Path, out: Path, timeout_ms: int) -> PageResult:
     result = PageResult("search.html")
-    first_event = len(cdp.events)
+    recorder.take()
     for term in SEARCH_TERMS:
         url = (site / "search.html").resolve().as_uri() + "?q=" + urllib.parse.quote(term)
-        loaded = cdp.expect("Page.loadEventFired", session)
-        await cdp.send("Page.navigate", {"url": url}, session=session)
-        await asyncio.wait_for(loaded, timeout_ms / 1000)
-        found = await cdp.evaluate(
-            SEARCH_JS % {"timeout": timeout_ms}, session, timeout=timeout_ms / 1000 + 10
-        )
+        page.goto(url, wait_until="load", timeout=timeout_ms)
+        found = page.evaluate(SEARCH_JS, timeout_ms)
         if not found["indexLoaded"]:
             result.problems.append(f"search index (searchindex.js) did not load for {term!r}")
         if found["items"] == 0:
             result.problems.append(f"search for {term!r} returned no results ({found['status']!r})")
+        elif found["summaries"] == 0:
+            result.problems.append(f"search for {term!r}: {found['items']} results, none with a summary")
         result.images += found["items"]
-        print(f"  search {term!r}: {found['items']} results, first: {found['first']}")
-        await screenshot(cdp, session, out / "search" / f"search_{term}.png", full=False)
-    result.problems += _event_problems(cdp.events[first_event:], session)
+        print(
+            f"  search {term!r}: {found['items']} results, {found['summaries']} with summaries, "
+            f"first: {found['first']}"
+        )
+        page.screenshot(path=out / "search" / f"search_{term}.png")
+    result.problems += recorder.take()
     return result
 
 
-async def run(site: Path, out: Path, binary: str, timeout_ms: int) -> int:
+def run(site: Path, out: Path, executable: str, timeout_ms: int) -> int:
+    from playwright.sync_api import sync_playwright
+
     pages = sorted(
         p.relative_to(site).as_posix()
         for p in site.rglob("*.html")
@@ -407,68 +499,60 @@ async def run(site: Path, out: Path, binary: str, timeout_ms: int) -> int:
     if "index.html" not in pages:
         print(f"error: {site}/index.html not found: build the docs first", file=sys.stderr)
         return 2
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="posenc-docs-chromium-") as profile:
-        proc, ws_url = await start_browser(binary, profile)
-        try:
-            async with ws_connect(ws_url, max_size=None) as ws:
-                cdp = CDP(ws)
-                target = await cdp.send("Target.createTarget", {"url": "about:blank"})
-                attached = await cdp.send(
-                    "Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}
-                )
-                session = attached["sessionId"]
-                for domain in ("Page", "Runtime", "Log", "Network"):
-                    await cdp.send(f"{domain}.enable", session=session)
-                await cdp.send(
-                    "Network.emulateNetworkConditions",
-                    {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
-                    session=session,
-                )
-                await cdp.send(
-                    "Emulation.setDeviceMetricsOverride",
-                    {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False},
-                    session=session,
-                )
-                results = []
-                for rel in pages:
-                    res = await check_page(cdp, session, site, rel, out, timeout_ms)
-                    results.append(res)
-                    flag = "ok  " if not res.problems else "FAIL"
-                    print(
-                        f"{flag} {rel:<48} math {res.math:>4}  images {res.images:>3}  {res.seconds:5.2f} s"
-                    )
-                    for problem in res.problems:
-                        print(f"       - {problem}")
-                search = await check_search(cdp, session, site, out, timeout_ms)
-                results.append(search)
-                if search.problems:
-                    print("FAIL search")
-                    for problem in search.problems:
-                        print(f"       - {problem}")
-                else:
-                    print(f"ok   search: {len(SEARCH_TERMS)} queries, {search.images} results in all")
-                cdp.reader.cancel()
-        finally:
-            proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(10)
-            if proc.poll() is None:
-                proc.kill()
+    for sub in ("pages", "full", "search"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    results: list[PageResult] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS, headless=True)
+        context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1, offline=True)
+        page = context.new_page()
+        recorder = Recorder(page)
+        for rel in pages:
+            res = check_page(page, recorder, site, rel, out, timeout_ms)
+            results.append(res)
+            flag = "ok  " if not res.problems else "FAIL"
+            print(
+                f"{flag} {rel:<52} math {res.math:>4}  images {res.images:>3}  "
+                f"cited {res.citations:>3}  {res.seconds:5.2f} s"
+            )
+            for problem in res.problems:
+                print(f"       - {problem}")
+            for note in res.notes:
+                print(f"       note: {note}")
+        site_result = PageResult("(site)")
+        site_result.problems += check_copy(page, site, timeout_ms)
+        figures = sorted((site / "_images").glob("*.svg"))
+        shown = next((r for r in results if r.page == "figures.html"), None)
+        if shown is not None and shown.images < len(figures):
+            site_result.problems.append(f"figures.html shows {shown.images} of {len(figures)} figures")
+        citations = sum(r.citations for r in results)
+        if citations < 80:
+            site_result.problems.append(f"only {citations} cited issues/arXiv ids are links (expected >= 80)")
+        results.append(site_result)
+        search = check_search(page, recorder, site, out, timeout_ms)
+        results.append(search)
+        browser.close()
+    for res in (site_result, search):
+        print(f"{'ok  ' if not res.problems else 'FAIL'} {res.page}")
+        for problem in res.problems:
+            print(f"       - {problem}")
     failed = [r for r in results if r.problems]
+    counted = [r for r in results if r.page.endswith(".html") and r.page != "search.html"]
     summary = {
         "site": str(site),
         "pages": len(pages),
-        "math_typeset": sum(r.math for r in results if r.page != "search.html"),
-        "images": sum(r.images for r in results if r.page != "search.html"),
+        "math_typeset": sum(r.math for r in counted),
+        "images": sum(r.images for r in counted),
+        "citation_links": citations,
         "failed": [{"page": r.page, "problems": r.problems} for r in failed],
+        "notes": [{"page": r.page, "notes": r.notes} for r in results if r.notes],
         "screenshots": str(out),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(
         f"\n{len(pages)} pages, {summary['math_typeset']} formulas typeset, {summary['images']} images, "
-        f"search {'ok' if not search.problems else 'FAILED'}; {len(failed)} with problems. "
-        f"Screenshots: {out}"
+        f"{citations} citation links, search {'ok' if not search.problems else 'FAILED'}; "
+        f"{len(failed)} with problems. Screenshots: {out}"
     )
     return 1 if failed else 0
 
@@ -477,16 +561,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, default=ROOT / "docs" / "_build" / "html")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "docs-offline")
-    parser.add_argument("--chromium", default=None, help="Chromium binary (default: chromium on PATH)")
+    parser.add_argument("--chromium", default=None, help="Chromium binary (default: /usr/bin/chromium)")
     parser.add_argument(
         "--timeout", type=float, default=30.0, help="seconds per page for load, math and search"
     )
     args = parser.parse_args(argv)
-    binary = find_chromium(args.chromium)
+    executable = find_chromium(args.chromium)
     try:
-        return asyncio.run(run(args.site.resolve(), args.out.resolve(), binary, int(args.timeout * 1000)))
-    except (RuntimeError, TimeoutError, OSError) as exc:
-        print(f"error: the offline check could not run: {exc}", file=sys.stderr)
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:
+        print(f"error: the offline check needs Playwright (pip install playwright): {exc}", file=sys.stderr)
+        return 2
+    try:
+        return run(args.site.resolve(), args.out.resolve(), executable, int(args.timeout * 1000))
+    except Exception as exc:  # Playwright's errors (timeouts, a browser that does not start)
+        print(f"error: the offline check could not run: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
 
 

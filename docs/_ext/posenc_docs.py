@@ -2,18 +2,25 @@
 
 On ``builder-inited`` it writes, under ``docs/generated/`` (git-ignored):
 
-- ``figures/*.png``: every ``docs/figures/fig_*.py`` is imported and its ``make(outdir)``
-  called; the figures are drawn with matplotlib (Agg) from the library itself.  A figure
-  is redrawn only when its script or the library's source changed.
-- ``golden_schema.md``: the golden-file format, rendered from
-  ``posenc_ref_conformance/golden/schema.json``.
-- ``api/*.md`` and ``api_index.md``: one API page per library module that exists.
+- ``figures/*.svg``: every ``docs/figures/fig_*.py`` is imported and its ``make(outdir)``
+  called; the figures are drawn with matplotlib (vector SVG) from the library itself.  A
+  figure is redrawn only when its script or the library's source changed.
+  ``figures_gallery.md`` shows every figure with the caption it has on its family page.
+- ``golden_schema.md``: the golden-file format, rendered from the JSON Schema
+  (``posenc_ref_conformance/golden/golden_schema_v1.json``; :mod:`schema_md`);
+  ``golden_summary.md``, ``tolerance_table.md``, ``case_ids.md`` and ``flag_notes.md`` from the golden
+  vectors and the invariants (:mod:`golden_md`).
+- ``conventions.md``: who uses which convention, from the family pages' implementation
+  tables, the library's convention tuples and the golden vectors (:mod:`conventions_md`).
+- ``api/*.md`` and ``api_index.md``: one API page per library module that exists, and an
+  index with a summary table (autosummary) of every public function.
 - ``check/*.txt``: the real output of ``posenc-ref check`` for the example adapters
   in ``docs/examples/`` (run in a subprocess, cached like the figures).
 
-:func:`vendor_mathjax` (called from ``conf.py``) fetches MathJax 3 from the npm
-registry once, checks its integrity, and keeps the single self-contained
-``tex-svg-full.js`` so that math renders from disk with no network.
+It also loads :mod:`citations` (issue, pull-request and arXiv references become links)
+and :mod:`search_offline` (search summaries from disk).  :func:`vendor_mathjax` (called
+from ``conf.py``) fetches MathJax 3 from the npm registry once, checks its integrity, and
+keeps the single self-contained ``tex-svg-full.js`` so that math renders with no network.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,7 +40,9 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -134,6 +144,8 @@ def build_figures(library_digest: str) -> None:
     matplotlib.use("Agg")
     outdir = GENERATED / "figures"
     outdir.mkdir(parents=True, exist_ok=True)
+    for old in outdir.glob("*.png"):  # figures were PNG before they were SVG
+        old.unlink()
     style = (DOCS / "figures" / "_style.py").read_bytes()
     for script in sorted((DOCS / "figures").glob("fig_*.py")):
         stamp = outdir / f".{script.stem}.stamp"
@@ -157,6 +169,45 @@ def build_figures(library_digest: str) -> None:
         stamp.write_text(key)
 
 
+_FIGURE = re.compile(
+    r"^```\{figure\} \.\./generated/figures/(?P<file>[\w.-]+)\n"
+    r"(?P<options>(?::[^\n]*\n)*)\n(?P<caption>.*?)^```",
+    re.M | re.S,
+)
+
+
+def build_figure_gallery() -> None:
+    """``figures_gallery.md``: every figure of the pages, with its caption from its page.
+
+    A figure is written once, on its family page; the gallery copies the ``{figure}``
+    block from there (alt text, width and caption), so the two cannot disagree.  A figure
+    file that no page shows is reported.
+    """
+    shown: set[str] = set()
+    out: list[str] = []
+    order = ["families/absolute", "families/rope", "families/relative", "families/nope"]
+    pages = [p for p in DOCS.glob("*/*.md") if p.parts[-2] not in {"generated", "_build"}]
+    rank = {name: i for i, name in enumerate(order)}
+    for page in sorted(
+        pages, key=lambda p: (rank.get(p.relative_to(DOCS).with_suffix("").as_posix(), 99), p)
+    ):
+        docname = page.relative_to(DOCS).with_suffix("").as_posix()
+        for match in _FIGURE.finditer(page.read_text(encoding="utf-8")):
+            name = match.group("file")
+            shown.add(name)
+            scripts = [
+                p.name for p in (DOCS / "figures").glob("fig_*.py") if f'"{Path(name).stem}"' in p.read_text()
+            ]
+            source = f", drawn by `docs/figures/{scripts[0]}`" if scripts else ""
+            out += [f"```{{figure}} generated/figures/{name}", match.group("options").rstrip("\n"), ""]
+            out += [match.group("caption").rstrip("\n"), "", f"Shown on {{doc}}`/{docname}`{source}."]
+            out += ["```", ""]
+    for path in sorted((GENERATED / "figures").glob("*.svg")):
+        if path.name not in shown:
+            logger.warning("figure %s is drawn but no page shows it", path.name, type="posenc")
+    _write_if_changed(GENERATED / "figures_gallery.md", "\n".join(out))
+
+
 def _load_module(path: Path) -> Any:
     name = f"posenc_docs_figure_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
@@ -170,159 +221,39 @@ def _load_module(path: Path) -> Any:
 
 
 # --------------------------------------------------------------------------------------
-# Golden-file format page, from the JSON Schema
+# Pages from data: the golden-file format, golden files, case ids, conventions
 # --------------------------------------------------------------------------------------
-def _schema_path() -> Path | None:
-    """``posenc_ref_conformance/golden/schema.json``, else the newest ``golden_schema_v*.json``."""
+def schema_path() -> Path | None:
+    """The newest ``posenc_ref_conformance/golden/golden_schema_v*.json``."""
     golden = ROOT / "posenc_ref_conformance" / "golden"
-    if (golden / "schema.json").is_file():
-        return golden / "schema.json"
     versions = sorted(
         golden.glob("golden_schema_v*.json"), key=lambda p: int("".join(filter(str.isdigit, p.stem)))
     )
     return versions[-1] if versions else None
 
 
-def build_schema_page() -> None:
-    out = GENERATED / "golden_schema.md"
-    schema_path = _schema_path()
-    if schema_path is None:
-        logger.warning(
-            "no JSON Schema in posenc_ref_conformance/golden/: the golden-format page has none", type="posenc"
-        )
-        out.write_text("*(No golden-file JSON Schema was found at build time.)*\n")
-        return
-    schema = json.loads(schema_path.read_text())
-    from schema_md import render_schema  # docs/_ext/schema_md.py
+def build_data_pages() -> None:
+    from conventions_md import overview
+    from golden_md import case_ids, flag_notes, golden_summary, tolerance_table
+    from schema_md import render_schema
 
-    _write_if_changed(out, render_schema(schema, source=schema_path.relative_to(ROOT).as_posix()))
-
-
-def build_golden_summary() -> None:
-    """Tables of the golden files (cases, size, version, checksum) and of their rationale flags."""
-    out = GENERATED / "golden_summary.md"
-    files = sorted((ROOT / "posenc_ref_conformance" / "golden" / "vectors").glob("*.json"))
-    if not files:
-        _write_if_changed(out, "*(No golden files were present when this site was built.)*\n")
-        return
-    rows = ["| file | scheme | cases | size | format | checksum |", "|---|---|---:|---:|---|---|"]
-    total, notes, example = 0, {}, None
-    for path in files:
-        data = path.read_bytes()
-        doc = json.loads(data)
-        cases = doc.get("numberOfCases", _count_cases(doc)) if "cases" in doc else 0
-        total += cases
-        version = doc.get("formatVersion", "?")
-        checksum = doc.get("checksum", {}).get("value") if isinstance(doc.get("checksum"), dict) else None
-        state = "none"
-        if checksum:
-            blank = data.replace(checksum.encode(), b"0" * 64, 1)
-            state = "ok" if hashlib.sha256(blank).hexdigest() == checksum else "**mismatch**"
-        scheme = doc.get("scheme", "(manifest)" if "files" in doc else "?")
-        rows.append(
-            f"| `{path.name}` | {scheme} | {cases} | {len(data) / 1024:.0f} KiB | `{version}` | {state} |"
-        )
-        for flag, note in doc.get("notes", {}).items():
-            notes.setdefault(flag, (note, []))[1].append(doc.get("function", path.stem))
-        if example is None and doc.get("cases"):
-            example = doc["cases"][0]
-    size = sum(p.stat().st_size for p in files) / 2**20
-    rows.append(f"| **all {len(files)} files** | | **{total}** | **{size:.1f} MiB** | | |")
-    text = "\n".join(rows) + "\n"
-    if notes:
-        text += "\n### Rationale flags\n\n"
-        text += "Every case lists flags saying why it exists; each file explains its flags:\n\n"
-        text += "| flag | kind | what it catches |\n|---|---|---|\n"
-        for flag, (note, _where) in sorted(notes.items()):
-            desc = " ".join(str(note.get("description", "")).split()).replace("|", "\\|")
-            links = ", ".join(
-                _link(str(link)) for link in note.get("links", []) if str(link).startswith("http")
-            )
-            text += f"| `{flag}` | {note.get('bugType', '')} | {desc} {links} |\n"
-    if example is not None:
-        text += "\n### One case, as stored\n\n(Long arrays shortened here with `...`.)\n\n```json\n"
-        text += _compact_json(_shorten(example)) + "\n```\n"
-    _write_if_changed(out, text)
-
-
-def build_tolerance_table() -> None:
-    """Per golden file and dtype: the file's tolerance and the range of per-case ones."""
-    out = GENERATED / "tolerance_table.md"
-    files = sorted((ROOT / "posenc_ref_conformance" / "golden" / "vectors").glob("*.json"))
-    rows = [
-        "| function | dtype | file tolerance (atol / rtol / maxUlp) | cases with their own "
-        "| their atol range | maxUlp |",
-        "|---|---|---|---:|---|---|",
-    ]
-    for path in files:
-        doc = json.loads(path.read_bytes())
-        if "cases" not in doc:
-            continue
-        function = doc.get("function", path.stem)
-        if not doc.get("tolerances"):
-            rows.append(f"| `{function}` | {', '.join(doc.get('dtypes', []))} | exact | | | |")
-            continue
-        for dtype, tol in doc["tolerances"].items():
-            own = [
-                c["tolerances"][dtype]
-                for c in doc["cases"]
-                if c.get("tolerances") and dtype in c["tolerances"]
-            ]
-            base = f"{_g(tol['atol'])} / {_g(tol['rtol'])} / {tol['maxUlp']}"
-            if own:
-                atols = sorted({t["atol"] for t in own})
-                ulps = sorted({t["maxUlp"] for t in own})
-                rng = f"{_g(atols[0])} to {_g(atols[-1])}" if len(atols) > 1 else _g(atols[0])
-                ulp = f"{ulps[0]} to {ulps[-1]}" if len(ulps) > 1 else str(ulps[0])
-                rows.append(f"| `{function}` | {dtype} | {base} | {len(own)} | {rng} | {ulp} |")
-            else:
-                rows.append(f"| `{function}` | {dtype} | {base} | 0 | | |")
-    text = "\n".join(rows) + "\n" if len(rows) > 2 else "*(No golden files were present at build time.)*\n"
-    _write_if_changed(out, text)
-
-
-def _g(value: float) -> str:
-    return "0" if value == 0 else f"{value:.3g}"
-
-
-def _link(url: str) -> str:
-    """``[owner/repo#N](url)`` for GitHub issues and pulls, else the host and path."""
-    import re
-
-    match = re.match(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)", url)
-    label = f"{match.group(1)}#{match.group(2)}" if match else url.split("://", 1)[-1].rstrip("/")
-    return f"[{label}]({url})"
-
-
-def _compact_json(node: Any, indent: int = 0) -> str:
-    """JSON with arrays of scalars on one line, as the golden files are written."""
-    pad = " " * (indent + 1)
-    if isinstance(node, dict) and node:
-        items = [f"{pad}{json.dumps(k)}: {_compact_json(v, indent + 1)}" for k, v in node.items()]
-        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-    if isinstance(node, list) and any(isinstance(v, (dict, list)) for v in node):
-        items = [pad + _compact_json(v, indent + 1) for v in node]
-        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
-    return json.dumps(node)
-
-
-def _shorten(node: Any, keep: int = 6) -> Any:
-    if isinstance(node, dict):
-        return {k: _shorten(v, keep) for k, v in node.items()}
-    if isinstance(node, list):
-        items = [_shorten(v, keep) for v in node[:keep]]
-        return [*items, "..."] if len(node) > keep else items
-    return node
-
-
-def _count_cases(doc: Any) -> int:
-    if isinstance(doc, dict):
-        if isinstance(doc.get("cases"), list):
-            return len(doc["cases"])
-        return sum(_count_cases(v) for v in doc.values() if isinstance(v, (dict, list)))
-    if isinstance(doc, list):
-        return sum(_count_cases(v) for v in doc)
-    return 0
+    path = schema_path()
+    if path is None:
+        logger.warning("no golden_schema_v*.json in posenc_ref_conformance/golden/", type="posenc")
+        schema_page = "*(No golden-file JSON Schema was found at build time.)*\n"
+    else:
+        rel = path.relative_to(ROOT).as_posix()
+        # {download} paths starting with "/" are relative to the docs source folder
+        schema_page = render_schema(json.loads(path.read_text()), source=rel, download=f"/../{rel}")
+    _write_if_changed(GENERATED / "golden_schema.md", schema_page)
+    _write_if_changed(GENERATED / "golden_summary.md", golden_summary(ROOT))
+    _write_if_changed(GENERATED / "tolerance_table.md", tolerance_table(ROOT))
+    _write_if_changed(GENERATED / "case_ids.md", case_ids(ROOT))
+    _write_if_changed(GENERATED / "flag_notes.md", flag_notes(ROOT))
+    text, problems = overview(ROOT, DOCS)
+    for problem in problems:
+        logger.warning("conventions overview: %s", problem, type="posenc", subtype="conventions")
+    _write_if_changed(GENERATED / "conventions.md", text)
 
 
 # --------------------------------------------------------------------------------------
@@ -402,7 +333,6 @@ def _public_names(module_name: str) -> list[tuple[str, str]]:
 def _module_docstring_problems(module: str) -> list[str]:
     """reST errors in a module docstring (ignoring Sphinx-only roles and directives)."""
     import io
-    import re
 
     from docutils.core import publish_doctree
 
@@ -437,7 +367,8 @@ def build_api_pages() -> None:
     api.mkdir(parents=True, exist_ok=True)
     modules = existing_api_modules()
     keep = set()
-    index = ["```{toctree}", ":maxdepth: 1", ""]
+    index = ["```{toctree}", ":hidden:", ":maxdepth: 1", ""]
+    summaries: list[str] = []
     for module, title in modules:
         slug = module.replace(".", "_")
         keep.add(f"{slug}.md")
@@ -476,11 +407,42 @@ def build_api_pages() -> None:
             lines.append("")
         lines.append("```")
         _write_if_changed(api / f"{slug}.md", "\n".join(lines) + "\n")
+        summaries += _summary_section(module, title, f"generated/api/{slug}", entries)
     for stale in api.glob("*.md"):
         if stale.name not in keep:
             stale.unlink()
-    index.append("```")
+    index += ["```", "", *summaries]
     _write_if_changed(GENERATED / "api_index.md", "\n".join(index) + "\n")
+
+
+def _summary_section(module: str, title: str, page: str, entries: list[tuple[str, str]]) -> list[str]:
+    """A heading linking to the module's page, a table of its functions and classes (name and
+    the docstring's summary line, as reST), and its constants with their values.
+
+    (autosummary would do the table, but its first-sentence split cuts summaries such as
+    ``q_i . table[index_ij]`` inside their inline literal.)
+    """
+    import importlib
+
+    lines = [f"## {{doc}}`{title} <{page}>`", ""]
+    rows = []
+    for directive, target in entries:
+        if directive == "autodata":
+            continue
+        path, name = target.rsplit(".", 1)
+        obj = getattr(importlib.import_module(path), name)
+        doc = inspect.getdoc(obj) or ""
+        summary = " ".join(doc.split("\n\n", 1)[0].split())
+        role = "class" if directive == "autoclass" else "func"
+        rows += [f"   * - :py:{role}:`~{target}`", f"     - {summary}"]
+    if rows:
+        lines += ["```{eval-rst}", ".. list-table::", "   :widths: 30 70", "   :width: 100%", ""]
+        lines += [*rows, "```", ""]
+    for directive, target in entries:
+        if directive == "autodata":
+            value = getattr(sys.modules[module], target.rsplit(".", 1)[1])
+            lines += [f"{{data}}`{target}`: `{value!r}`", ""]
+    return lines
 
 
 # --------------------------------------------------------------------------------------
@@ -540,6 +502,49 @@ def build_check_reports(library_digest: str) -> None:
 
 
 # --------------------------------------------------------------------------------------
+# Break opportunities in long inline code inside tables
+# --------------------------------------------------------------------------------------
+_BREAK_AFTER = re.compile(r"(?<=[=,_./])(?=.)|(?<=[a-z])(?=[A-Z])")
+
+
+class TableLiteralBreaks(SphinxPostTransform):
+    """Let long inline code in a table cell wrap after ``=``, ``,``, ``_``, ``.``, ``/``, or
+    between the words of a CamelCase name.
+
+    Sphinx writes each word of inline code as a ``nowrap`` span, so a cell holding
+    ``convention="tensor2tensor"`` cannot be narrower than that literal and a wide table
+    runs past the column.  A ``<wbr>`` after those characters lets the line break there;
+    the copied text is unchanged.
+    """
+
+    default_priority = 900
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        for literal in list(self.document.findall(nodes.literal)):
+            if not _inside_table(literal) or len(literal.astext()) < 16:
+                continue
+            for text in list(literal.findall(nodes.Text)):
+                parts = _BREAK_AFTER.split(str(text))
+                if len(parts) < 2:
+                    continue
+                pieces: list[nodes.Node] = []
+                for part in parts:
+                    if pieces:
+                        pieces.append(nodes.raw("", "<wbr>", format="html"))
+                    pieces.append(nodes.Text(part))
+                text.parent.replace(text, pieces)
+
+
+def _inside_table(node: nodes.Node) -> bool:
+    while node is not None:
+        if isinstance(node, nodes.entry):
+            return True
+        node = node.parent
+    return False
+
+
+# --------------------------------------------------------------------------------------
 def _write_if_changed(path: Path, text: str) -> None:
     """Rewrite only on change, so Sphinx's incremental build does not reread the page."""
     if not path.is_file() or path.read_text() != text:
@@ -550,15 +555,17 @@ def _on_builder_inited(app: Sphinx) -> None:
     GENERATED.mkdir(exist_ok=True)
     digest = _library_digest()
     build_api_pages()
-    build_schema_page()
-    build_golden_summary()
-    build_tolerance_table()
+    build_data_pages()
     build_figures(digest)
+    build_figure_gallery()
     if os.environ.get("POSENC_DOCS_SKIP_CHECK") != "1":
         build_check_reports(digest)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.setup_extension("citations")
+    app.setup_extension("search_offline")
+    app.add_post_transform(TableLiteralBreaks)
     app.connect("builder-inited", _on_builder_inited)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 

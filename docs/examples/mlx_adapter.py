@@ -10,14 +10,11 @@ converts with ``numpy.asarray``.
 
 This is the teaching copy of the built-in adapter (``posenc-ref check mlx``,
 ``posenc_ref_conformance/adapters/mlx.py``): same capabilities, same verdicts.
-It is shorter because it always rotates with ``mx.fast.rope(freqs=...)`` and
-scales the output by the attention factor, where the built-in one routes
-default-base frequencies through ``nn.RoPE(base=...)`` (MLX then builds them
-itself) and scales ``x`` first, as mlx-lm does; on today's cases the two differ
-only in rounding.
+It is shorter, and scales the output by the attention factor where the built-in
+one scales ``x`` first, as mlx-lm does; the two differ only in rounding.
 """
 
-# ruff: noqa: EM101, EM102 - example code raises with inline messages, as most model code does
+# ruff: noqa: EM101, EM102 - inline error messages, as most model code has them
 
 from __future__ import annotations
 
@@ -39,7 +36,8 @@ CAPABILITIES = Capabilities(
     alibi_forms=("symmetric", "causal"),
     scaling_types=("default",),
     notes={
-        "rope": "mx.fast.rope with freqs=1/inv_freq; positions must be contiguous (one offset per row)",
+        "rope": "mx.fast.rope with freqs=1/inv_freq; positions must be contiguous "
+        "(one offset per row)",
         "sinusoidal": "nn.SinusoidalPositionalEncoding applied to the positions",
     },
 )
@@ -58,20 +56,34 @@ def describe() -> dict[str, Any]:
 
 
 def sinusoidal(
-    positions: np.ndarray, dim: int, *, convention: str, options: dict[str, Any], dtype: str
+    positions: np.ndarray,
+    dim: int,
+    *,
+    convention: str,
+    options: dict[str, Any],
+    dtype: str,
 ) -> Any:
     if convention != "mlx":
-        raise Unsupported(f"MLX only has its own sinusoidal convention, not {convention!r}")
+        raise Unsupported(
+            f"MLX only has its own sinusoidal convention, not {convention!r}"
+        )
     layer = nn.SinusoidalPositionalEncoding(dim, **options)
     return layer(mx.array(positions).astype(_DTYPES[dtype])).astype(_DTYPES[dtype])
 
 
 def rope(
-    x: np.ndarray, positions: np.ndarray, inv_freq: np.ndarray, *, attention_factor: float, layout: str
+    x: np.ndarray,
+    positions: np.ndarray,
+    inv_freq: np.ndarray,
+    *,
+    attention_factor: float,
+    layout: str,
 ) -> Any:
     """``mx.fast.rope`` rotates x[..., S, D] at positions offset + arange(S)."""
     if layout not in ("half", "interleaved"):
-        raise Unsupported(f"MLX takes traditional=True/False, no layout {layout!r} to reject")
+        raise Unsupported(
+            f"MLX takes traditional=True/False, no layout {layout!r} to reject"
+        )
     offsets = positions[..., :1]
     if not np.array_equal(positions, offsets + np.arange(positions.shape[-1])):
         raise Unsupported("mx.fast.rope takes an offset, not arbitrary positions")
@@ -86,11 +98,15 @@ def rope(
         base=None,
         scale=1.0,
         offset=int(offsets.reshape(-1)[0]),
-        freqs=mx.array(1.0 / inv_freq, dtype=mx.float32),  # MLX wants periods, not inverse frequencies
+        freqs=mx.array(
+            1.0 / inv_freq, dtype=mx.float32
+        ),  # MLX wants periods, not inverse frequencies
     )
     if attention_factor != 1.0:  # scaling cos and sin = scaling the rotated channels
         rotated = 2 * inv_freq.shape[-1]
-        out = mx.concatenate([out[..., :rotated] * attention_factor, out[..., rotated:]], axis=-1)
+        out = mx.concatenate(
+            [out[..., :rotated] * attention_factor, out[..., rotated:]], axis=-1
+        )
     return out.reshape(*lead, seq, width)
 
 
@@ -100,20 +116,27 @@ def alibi_slopes(num_heads: int, *, max_bias: float, dtype: str) -> Any:
     return nn.ALiBi.create_alibi_slope(num_heads, dtype=_DTYPES[dtype]).reshape(-1)
 
 
-def alibi_bias(q_positions: np.ndarray, k_positions: np.ndarray, slopes: np.ndarray, *, form: str) -> Any:
-    """nn.ALiBi builds -m|i - j| for queries offset .. offset + Lq and keys 0 .. Lk - 1."""
+def alibi_bias(
+    q_positions: np.ndarray, k_positions: np.ndarray, slopes: np.ndarray, *, form: str
+) -> Any:
+    """nn.ALiBi builds -m|i - j| for queries offset .. offset + Lq, keys 0 .. Lk - 1."""
     if form not in ("symmetric", "causal"):
         raise Unsupported(f"nn.ALiBi takes no form argument to reject {form!r} with")
-    if q_positions.ndim != 1 or not np.array_equal(k_positions, np.arange(k_positions.size)):
+    if q_positions.ndim != 1 or not np.array_equal(
+        k_positions, np.arange(k_positions.size)
+    ):
         raise Unsupported("nn.ALiBi takes lengths and a query offset, not positions")
     offset = int(q_positions[0]) if q_positions.size else 0
     if not np.array_equal(q_positions, offset + np.arange(q_positions.size)):
         raise Unsupported("queries must be contiguous")
     heads = slopes.shape[0]
     if not np.array_equal(
-        np.asarray(nn.ALiBi.create_alibi_slope(heads)).reshape(-1), slopes.astype(np.float32)
+        np.asarray(nn.ALiBi.create_alibi_slope(heads)).reshape(-1),
+        slopes.astype(np.float32),
     ):
         raise Unsupported("nn.ALiBi always uses its own slopes")
     # create_alibi_matrix(q_len, k_len, ...) uses query indices offset .. q_len - 1.
-    matrix = nn.ALiBi.create_alibi_matrix(offset + q_positions.size, k_positions.size, heads, offset=offset)
+    matrix = nn.ALiBi.create_alibi_matrix(
+        offset + q_positions.size, k_positions.size, heads, offset=offset
+    )
     return matrix.reshape(heads, q_positions.size, k_positions.size)

@@ -19,6 +19,13 @@ def ref(n: str) -> dict[str, str]:
     return {"$ref": f"#/$defs/{n}"}
 
 
+def described(text: str, node: dict[str, Any]) -> dict[str, Any]:
+    """``node`` with a ``description`` (shown as the key's meaning on the docs' format page)."""
+    return {"description": text, **node}
+
+
+SCHEMA_NOTE = "The schema file this file follows"
+VERSION_NOTE = "Format version; a reader refuses versions it does not know"
 INT = {"type": "integer"}
 NUM = {"type": "number"}
 NULL_INT = {"type": ["integer", "null"]}
@@ -27,7 +34,10 @@ NULL_INT = {"type": ["integer", "null"]}
 def _value_defs() -> dict[str, Any]:
     """Arrays, tolerances, notes, errors and RoPE scaling dicts."""
     defs = {}
-    defs["Shape"] = {"type": "array", "items": {"type": "integer", "minimum": 0}}
+    defs["Shape"] = described(
+        "Array dimensions, row-major; [] for a scalar",
+        {"type": "array", "items": {"type": "integer", "minimum": 0}},
+    )
     defs["FloatArray"] = {
         "description": "float64 values, row-major: exact hex (C99 %a) and the shortest round-trip "
         "decimal of each",
@@ -35,33 +45,41 @@ def _value_defs() -> dict[str, Any]:
         "required": ["dtype", "shape", "hex", "decimal"],
         "additionalProperties": False,
         "properties": {
-            "dtype": {"const": "float64"},
+            "dtype": described("Always float64: runs in other dtypes cast or round", {"const": "float64"}),
             "shape": ref("Shape"),
-            "hex": {
-                "type": "array",
-                "items": {"type": "string", "pattern": "^-?0x[01]\\.[0-9a-f]+p[+-][0-9]+$"},
-            },
-            "decimal": {"type": "array", "items": NUM},
+            "hex": described(
+                "Every element as an exact hexadecimal float (C99 %a, Python float.hex); authoritative",
+                {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": "^-?0x[01]\\.[0-9a-f]+p[+-][0-9]+$"},
+                },
+            ),
+            "decimal": described(
+                "The same elements as shortest round-trip decimals, for reading",
+                {"type": "array", "items": NUM},
+            ),
         },
     }
     defs["IntArray"] = {
+        "description": "int64 values, row-major, as JSON integers",
         "type": "object",
         "required": ["dtype", "shape", "values"],
         "additionalProperties": False,
         "properties": {
-            "dtype": {"const": "int64"},
+            "dtype": described("Always int64", {"const": "int64"}),
             "shape": ref("Shape"),
-            "values": {"type": "array", "items": INT},
+            "values": described("The elements, row-major", {"type": "array", "items": INT}),
         },
     }
     defs["BoolArray"] = {
+        "description": "Boolean values, row-major, as JSON booleans",
         "type": "object",
         "required": ["dtype", "shape", "values"],
         "additionalProperties": False,
         "properties": {
-            "dtype": {"const": "bool"},
+            "dtype": described("Always bool", {"const": "bool"}),
             "shape": ref("Shape"),
-            "values": {"type": "array", "items": {"type": "boolean"}},
+            "values": described("The elements, row-major", {"type": "array", "items": {"type": "boolean"}}),
         },
     }
     defs["Positions"] = {
@@ -69,43 +87,56 @@ def _value_defs() -> dict[str, Any]:
         "oneOf": [ref("IntArray"), ref("FloatArray")],
     }
     defs["Tolerance"] = {
+        "description": "An element passes if |actual - expected| <= atol + rtol * |expected|, "
+        "or if it is within maxUlp ulp of expected rounded to the run's dtype",
         "type": "object",
         "required": ["atol", "rtol", "maxUlp"],
         "additionalProperties": False,
         "properties": {
-            "atol": {"type": "number", "minimum": 0},
-            "rtol": {"type": "number", "minimum": 0},
-            "maxUlp": {"type": "integer", "minimum": 0},
+            "atol": described("Absolute tolerance", {"type": "number", "minimum": 0}),
+            "rtol": described("Relative tolerance", {"type": "number", "minimum": 0}),
+            "maxUlp": described(
+                "Units in the last place of the run's dtype", {"type": "integer", "minimum": 0}
+            ),
         },
     }
     defs["Tolerances"] = {
-        "description": "per run dtype",
+        "description": "Tolerances per run dtype",
         "type": "object",
         "required": ["float64", "float32"],
         "additionalProperties": False,
-        "properties": {"float64": ref("Tolerance"), "float32": ref("Tolerance")},
+        "properties": {
+            "float64": described("For runs in float64", ref("Tolerance")),
+            "float32": described("For runs in float32", ref("Tolerance")),
+        },
     }
     defs["Phase"] = {
-        "description": "what the 'product' precision class bounds each element with: the element's "
-        "angle is |positions[..]| * |frequencies[column]| (positions have the output's shape without "
-        "its last axis); frequencyError is the relative error of the frequencies in unit roundoffs; "
-        "scale the largest factor on an element",
+        "description": "What the product precision class bounds each element with: the element's angle is "
+        "|positions[..]| * |frequencies[column]|",
         "type": "object",
         "required": ["positions", "frequencies", "frequencyError", "scale"],
         "additionalProperties": False,
         "properties": {
-            "positions": ref("IntArray"),
-            "frequencies": ref("FloatArray"),
-            "frequencyError": {"type": "number", "minimum": 0},
-            "scale": {"type": "number", "minimum": 0},
+            "positions": described(
+                "Each element's position (the output's shape without its last axis)", ref("IntArray")
+            ),
+            "frequencies": described("The angular frequency of each output column", ref("FloatArray")),
+            "frequencyError": described(
+                "Relative error of the frequencies under the product class, in unit roundoffs "
+                "(1: given and cast; 3L + 6: derived by the implementation)",
+                {"type": "number", "minimum": 0},
+            ),
+            "scale": described("The largest factor on an element", {"type": "number", "minimum": 0}),
         },
     }
     defs["Note"] = {
+        "description": "Why cases with this flag exist",
         "type": "object",
         "required": ["bugType", "description", "links"],
         "additionalProperties": False,
         "properties": {
             "bugType": {
+                "description": "Kind of mistake the flag guards against",
                 "enum": [
                     "Functionality",
                     "ConventionMismatch",
@@ -113,19 +144,25 @@ def _value_defs() -> dict[str, Any]:
                     "EdgeCase",
                     "InvalidInput",
                     "KnownBug",
-                ]
+                ],
             },
-            "description": {"type": "string"},
-            "links": {"type": "array", "items": {"type": "string", "pattern": "^https://"}},
+            "description": described("What goes wrong, and in which code", {"type": "string"}),
+            "links": described(
+                "Issues, pull requests or code where it was seen",
+                {"type": "array", "items": {"type": "string", "pattern": "^https://"}},
+            ),
         },
     }
     defs["Error"] = {
+        "description": "The expected outcome of an invalid-input case: the call raises",
         "type": "object",
         "required": ["error", "parameter"],
         "additionalProperties": False,
         "properties": {
-            "error": {"enum": ["ValueError", "TypeError", "IndexError"]},
-            "parameter": {"type": "string"},
+            "error": described(
+                "Exception type the reference raises", {"enum": ["ValueError", "TypeError", "IndexError"]}
+            ),
+            "parameter": described("The argument at fault", {"type": "string"}),
         },
     }
     defs["RopeScaling"] = {
@@ -133,23 +170,35 @@ def _value_defs() -> dict[str, Any]:
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "rope_type": {"type": "string"},
-            "type": {"type": "string"},
-            "factor": NUM,
-            "original_max_position_embeddings": INT,
-            "max_position_embeddings": INT,
-            "beta_fast": NUM,
-            "beta_slow": NUM,
-            "mscale": NUM,
-            "mscale_all_dim": NUM,
-            "attention_factor": NUM,
-            "truncate": {"type": "boolean"},
-            "low_freq_factor": NUM,
-            "high_freq_factor": NUM,
-            "short_factor": {"type": "array", "items": NUM},
-            "long_factor": {"type": "array", "items": NUM},
-            "partial_rotary_factor": NUM,
-            "rope_theta": NUM,
+            "rope_type": described(
+                "Scaling type: default, linear, ntk, dynamic, yarn, llama3, longrope or proportional",
+                {"type": "string"},
+            ),
+            "type": described("Legacy (HF v4) name of rope_type", {"type": "string"}),
+            "factor": described("Scaling factor s: the context extension ratio", NUM),
+            "original_max_position_embeddings": described("Pretraining context length L", INT),
+            "max_position_embeddings": described(
+                "The model's context length (dynamic NTK; YaRN and LongRoPE without factor)", INT
+            ),
+            "beta_fast": described("YaRN: rotations at the fast end of the ramp (HF default 32)", NUM),
+            "beta_slow": described("YaRN: rotations at the slow end of the ramp (HF default 1)", NUM),
+            "mscale": described("YaRN (DeepSeek): numerator of the attention-factor ratio", NUM),
+            "mscale_all_dim": described("YaRN (DeepSeek): denominator of the attention-factor ratio", NUM),
+            "attention_factor": described("Explicit attention factor; wins over every formula", NUM),
+            "truncate": described(
+                "YaRN: round the correction range to integers (HF default true; gpt-oss false)",
+                {"type": "boolean"},
+            ),
+            "low_freq_factor": described(
+                "Llama 3: wavelengths above L / low_freq_factor are divided by s", NUM
+            ),
+            "high_freq_factor": described("Llama 3: wavelengths below L / high_freq_factor are kept", NUM),
+            "short_factor": described(
+                "LongRoPE: per-pair divisors for lengths up to L", {"type": "array", "items": NUM}
+            ),
+            "long_factor": described("LongRoPE: per-pair divisors above L", {"type": "array", "items": NUM}),
+            "partial_rotary_factor": described("Fraction of the head dimension that is rotated", NUM),
+            "rope_theta": described("The base b; must equal the base argument", NUM),
         },
     }
     return defs
@@ -189,17 +238,93 @@ def _signature_def() -> dict[str, Any]:
         "additionalProperties": False,
         "required": ["positional", "keyword", "takesDtype", "outputs", "options", "kinds"],
         "properties": {
-            "positional": names,
-            "keyword": names,
-            "takesDtype": {"type": "boolean"},
-            "outputs": names,
-            "options": {"type": "object", "additionalProperties": {"type": "string"}},
-            "kinds": {"type": "object", "additionalProperties": {"enum": list(KINDS)}},
+            "positional": described("Parameters passed by position, in order", names),
+            "keyword": described("Parameters passed by keyword", names),
+            "takesDtype": described(
+                "Whether the call also takes dtype (the run's float dtype)", {"type": "boolean"}
+            ),
+            "outputs": described("The outputs, in the order returned", names),
+            "options": described(
+                "Option parameter -> the capability field whose values gate it (a case needing a value "
+                "the adapter does not declare is skipped)",
+                {"type": "object", "additionalProperties": {"type": "string"}},
+            ),
+            "kinds": described(
+                "Parameter -> its kind: how it is typed here and how an adapter receives it",
+                {"type": "object", "additionalProperties": {"enum": list(KINDS)}},
+            ),
         },
     }
 
 
 _KINDS = {"float": "FloatArray", "int": "IntArray", "bool": "BoolArray"}
+
+#: Meaning of each input and output key, by name; ``"function.key"`` where a name means
+#: something else in one function.  Shown on the docs' golden-format page.
+MEANINGS: dict[str, str] = {
+    "positions": "Token positions",
+    "dim": "Width d of the table",
+    "rope_frequencies.dim": "Rotated width d (d/2 inverse frequencies)",
+    "convention": "Which real implementation's table: one of SINUSOIDAL_CONVENTIONS",
+    "shaw_index.convention": "tensor2tensor (key - query, clipped) or bert (query - key, unclipped)",
+    "options": "The convention's keyword options (base, padding_idx, min_timescale, scale, ...)",
+    "table": "The learned position table",
+    "offset": "Row of position p: plain p, opt p + 2, roberta p + padding_idx + 1",
+    "padding_idx": "fairseq/RoBERTa padding row; null when the offset does not use one",
+    "new_length": "Rows of the interpolated table",
+    "base": "RoPE base b (rope_theta)",
+    "scaling": "HF rope_parameters / rope_scaling dict; null for plain RoPE",
+    "seq_len": "Current sequence length (dynamic NTK, LongRoPE's switch); null when unused",
+    "inv_freq": "Inverse frequencies, one per rotated pair",
+    "attention_factor": "Multiplies cos and sin (YaRN, LongRoPE)",
+    "layout": "Channel pairs: half (i, i + d/2) or interleaved (2i, 2i + 1)",
+    "x": "Queries or keys; the first R channels are rotated, the rest pass through",
+    "cos": "cos table",
+    "sin": "sin table",
+    "relative": "Relative positions, key - query",
+    "bidirectional": "Encoder buckets (true) or decoder buckets (false)",
+    "num_buckets": "Number of buckets",
+    "max_distance": "Distance from which buckets saturate",
+    "shaw_index.max_distance": "Clipping distance k, or [left, right] limits",
+    "num_heads": "Number of attention heads",
+    "max_bias": "ALiBi's max_bias (8 in the paper): slopes are 2**(-max_bias * k / n)",
+    "q_positions": "Query positions",
+    "k_positions": "Key positions",
+    "slopes": "One ALiBi slope per head",
+    "form": "symmetric -m|j - i|, or causal +m j (valid only under a causal mask)",
+    "sliding_window": "Keys at most this far behind the query are visible; null for no window",
+    "chunk_size": "Attention within position chunks of this size (Llama 4); null for none",
+    "floor_scale": "Llama 4: positions per temperature step",
+    "attn_scale": "Llama 4: temperature slope",
+    "q": "Queries",
+    "k": "Keys",
+    "v": "Values",
+    "bias": "Additive bias on the logits, or null",
+    "mask": "True where a query may attend to a key, or null",
+    "scale": "Logit scale; null means 1/sqrt(D)",
+    # outputs
+    "sinusoidal.table": "The sinusoidal table",
+    "interpolate_table.table": "The interpolated table",
+    "rows": "The table rows of the positions",
+    "rope_frequencies.attention_factor": "The attention factor the scaling implies",
+    "out": "The result",
+    "buckets": "Bucket of each relative position",
+    "alibi_slopes.slopes": "The slopes, head 0 first",
+    "alibi_bias.bias": "Bias per head, query and key",
+    "relative_positions.relative": "key - query for every pair",
+    "index": "Row of the relative-position table",
+    "causal_mask.mask": "True where a query may attend to a key",
+    "llama4_attn_scale.scale": "Temperature multiplying the query of each position",
+}
+_BARE_TYPES = {"int", "number", "string", "bool", "object", "float", "float64"}
+
+
+def _meaning(function: str, key: str, detail: str = "") -> str:
+    text = MEANINGS.get(f"{function}.{key}") or MEANINGS.get(key)
+    if text is None:
+        msg = f"no meaning for {function}.{key}: add it to MEANINGS in {__name__}"
+        raise RuntimeError(msg)
+    return f"{text}: {detail}" if detail and detail not in _BARE_TYPES else text
 
 
 def _function_defs(defs: dict[str, Any]) -> list[dict[str, Any]]:
@@ -208,22 +333,28 @@ def _function_defs(defs: dict[str, Any]) -> list[dict[str, Any]]:
     for name, spec in FUNCTIONS.items():
         iname, oname = f"Inputs_{name}", f"Outputs_{name}"
         defs[iname] = {
+            "description": f"Arguments of {spec.summary}",
             "type": "object",
             "required": list(spec.inputs),
             "additionalProperties": False,
-            "properties": {param: _kind_schema(kind) for param, (kind, _) in spec.inputs.items()},
+            "properties": {
+                k: described(_meaning(name, k, desc), _kind_schema(kind))
+                for k, (kind, desc) in spec.inputs.items()
+            },
         }
-        arr = ref(_KINDS[spec.output_kind])
+        outputs = {o: described(_meaning(name, o), ref(_KINDS[spec.output_kind])) for o in spec.outputs}
         defs[oname] = {
+            "description": f"Expected results of {name}",
             "type": "object",
             "required": list(spec.outputs),
             "additionalProperties": False,
-            "properties": {o: arr for o in spec.outputs},
+            "properties": outputs,
         }
         defs[f"Acceptable_{name}"] = {
+            "description": f"Other values accepted element by element; any of the keys of Outputs_{name}",
             "type": "object",
             "additionalProperties": False,
-            "properties": {o: arr for o in spec.outputs},
+            "properties": outputs,
         }
         per_function.append(
             {
@@ -247,24 +378,45 @@ def _function_defs(defs: dict[str, Any]) -> list[dict[str, Any]]:
 def _case_def() -> dict[str, Any]:
     """One case: id, comment, flags, result, inputs, expected (and optional extras)."""
     return {
+        "description": "One case: the inputs of one call and its expected result",
         "type": "object",
         "additionalProperties": False,
         "required": ["id", "comment", "flags", "result", "inputs", "expected"],
         "properties": {
-            "id": {"type": "string", "pattern": "^[a-z0-9_]+(/[A-Za-z0-9_.+-]+)+$"},
-            "comment": {"type": "string"},
-            "flags": {
-                "type": "array",
-                "items": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$"},
-                "uniqueItems": True,
-            },
-            "result": {"enum": ["valid", "invalid"]},
-            "inputs": {"type": "object"},
-            "expected": {"type": "object"},
-            "acceptable": {"type": "object"},
-            "compare": {"enum": ["allclose", "exact", "causal_rowshift"]},
-            "tolerances": ref("Tolerances"),
-            "phase": ref("Phase"),
+            "id": described(
+                "Stable id function/group/name, kept across releases (what an xfail file names)",
+                {"type": "string", "pattern": "^[a-z0-9_]+(/[A-Za-z0-9_.+-]+)+$"},
+            ),
+            "comment": described("What the case checks, in words", {"type": "string"}),
+            "flags": described(
+                "Why the case exists: keys of the file's notes",
+                {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$"},
+                    "uniqueItems": True,
+                },
+            ),
+            "result": described(
+                "valid: expected holds the outputs; invalid: the call must raise",
+                {"enum": ["valid", "invalid"]},
+            ),
+            "inputs": described("The call's arguments (Inputs_ of the function)", {"type": "object"}),
+            "expected": described(
+                "The outputs (Outputs_ of the function), or an Error for an invalid case", {"type": "object"}
+            ),
+            "acceptable": described(
+                "Alternative values also accepted, element by element (Acceptable_ of the function)",
+                {"type": "object"},
+            ),
+            "compare": described(
+                "allclose: within tolerance; exact: equal; causal_rowshift: equal up to a constant per row, "
+                "on keys at or before the query",
+                {"enum": ["allclose", "exact", "causal_rowshift"]},
+            ),
+            "tolerances": described("This case's tolerances, replacing the file's", ref("Tolerances")),
+            "phase": described(
+                "What the product precision class needs to bound each element (cos/sin outputs)", ref("Phase")
+            ),
         },
         "allOf": [
             {"if": {"properties": {"result": {"const": "valid"}}}, "then": {"required": ["compare"]}},
@@ -310,22 +462,37 @@ def _file_def(per_function: list[dict[str, Any]]) -> dict[str, Any]:
             "checksum",
         ],
         "properties": {
-            "schema": {"const": "golden_schema_v1.json"},
-            "formatVersion": {"const": 1},
-            "function": {"enum": list(FUNCTIONS)},
-            "scheme": {"enum": sorted({s.scheme for s in FUNCTIONS.values()})},
-            "call": {"type": "string"},
-            "signature": ref("Signature"),
-            "inputTypes": {"type": "object", "additionalProperties": {"type": "string"}},
-            "outputTypes": {"type": "object", "additionalProperties": {"enum": ["float", "int", "bool"]}},
-            "castInputs": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
-            "dtypes": {
-                "type": "array",
-                "items": {"enum": ["float64", "float32", "int", "bool"]},
-                "minItems": 1,
-            },
-            "header": {"type": "array", "items": {"type": "string"}},
+            "schema": described(SCHEMA_NOTE, {"const": "golden_schema_v1.json"}),
+            "formatVersion": described(VERSION_NOTE, {"const": 1}),
+            "function": described(
+                "The canonical function whose cases the file holds", {"enum": list(FUNCTIONS)}
+            ),
+            "scheme": described(
+                "The encoding family (what --only selects)",
+                {"enum": sorted({s.scheme for s in FUNCTIONS.values()})},
+            ),
+            "call": described("The call and its output shapes, in words", {"type": "string"}),
+            "signature": described("How to call the function, as data", ref("Signature")),
+            "inputTypes": described(
+                "Type and shape of each input", {"type": "object", "additionalProperties": {"type": "string"}}
+            ),
+            "outputTypes": described(
+                "Kind of each output",
+                {"type": "object", "additionalProperties": {"enum": ["float", "int", "bool"]}},
+            ),
+            "castInputs": described(
+                "Float inputs cast to the run's dtype; the others stay float64",
+                {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+            ),
+            "dtypes": described(
+                "The dtypes every case runs in",
+                {"type": "array", "items": {"enum": ["float64", "float32", "int", "bool"]}, "minItems": 1},
+            ),
+            "header": described(
+                "How to read and compare the values, in prose", {"type": "array", "items": {"type": "string"}}
+            ),
             "provenance": {
+                "description": "How the expected values were computed",
                 "type": "object",
                 "additionalProperties": False,
                 "required": [
@@ -337,26 +504,37 @@ def _file_def(per_function: list[dict[str, Any]]) -> dict[str, Any]:
                     "rounding",
                 ],
                 "properties": {
-                    "generator": {"type": "string"},
-                    "generatorVersion": {"type": "string"},
-                    "oracle": {"type": "string"},
-                    "oraclePrecisionDigits": {"type": "integer", "minimum": 60},
-                    "checkPrecisionDigits": {"type": "integer", "minimum": 60},
-                    "rounding": {"type": "string"},
+                    "generator": described("Module that wrote the file", {"type": "string"}),
+                    "generatorVersion": described("Its version", {"type": "string"}),
+                    "oracle": described("What computed the exact values", {"type": "string"}),
+                    "oraclePrecisionDigits": described(
+                        "mpmath working precision, decimal digits", {"type": "integer", "minimum": 60}
+                    ),
+                    "checkPrecisionDigits": described(
+                        "Precision of the second evaluation that every value must agree with",
+                        {"type": "integer", "minimum": 60},
+                    ),
+                    "rounding": described("How exact results became float64", {"type": "string"}),
                 },
             },
-            "tolerances": ref("Tolerances"),
-            "notes": {"type": "object", "additionalProperties": ref("Note")},
-            "numberOfCases": {"type": "integer", "minimum": 0},
-            "cases": {"type": "array", "items": ref("Case")},
+            "tolerances": described("Default tolerances of the file's cases", ref("Tolerances")),
+            "notes": described(
+                "Each flag used by a case, explained", {"type": "object", "additionalProperties": ref("Note")}
+            ),
+            "numberOfCases": described("Length of cases", {"type": "integer", "minimum": 0}),
+            "cases": described("The cases", {"type": "array", "items": ref("Case")}),
             "checksum": {
+                "description": "Integrity of the file's bytes",
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["algorithm", "scope", "value"],
                 "properties": {
-                    "algorithm": {"const": "sha256"},
-                    "scope": {"type": "string"},
-                    "value": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    "algorithm": described("Hash function", {"const": "sha256"}),
+                    "scope": described("What was hashed", {"type": "string"}),
+                    "value": described(
+                        "SHA-256 of the file with these 64 digits zeroed",
+                        {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    ),
                 },
             },
         },
@@ -367,42 +545,60 @@ def _file_def(per_function: list[dict[str, Any]]) -> dict[str, Any]:
 def _index_def() -> dict[str, Any]:
     """The manifest index.json."""
     return {
+        "description": "The manifest index.json: every golden file with its case count and hash",
         "type": "object",
         "additionalProperties": False,
         "required": ["schema", "formatVersion", "generatorVersion", "totalCases", "casesPerScheme", "files"],
         "properties": {
-            "schema": {"const": "golden_schema_v1.json"},
-            "formatVersion": {"const": 1},
-            "generatorVersion": {"type": "string"},
-            "totalCases": {"type": "integer", "minimum": 0},
-            "casesPerScheme": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
-            "files": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "required": [
-                        "file",
-                        "function",
-                        "scheme",
-                        "numberOfCases",
-                        "sha256",
-                        "call",
-                        "signature",
-                        "outputType",
-                    ],
-                    "properties": {
-                        "file": {"type": "string", "pattern": "^[a-z0-9_]+\\.json$"},
-                        "function": {"enum": list(FUNCTIONS)},
-                        "scheme": {"type": "string"},
-                        "numberOfCases": {"type": "integer", "minimum": 0},
-                        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-                        "call": {"type": "string"},
-                        "signature": ref("Signature"),
-                        "outputType": {"enum": ["float", "int", "bool"]},
+            "schema": described(SCHEMA_NOTE, {"const": "golden_schema_v1.json"}),
+            "formatVersion": described(VERSION_NOTE, {"const": 1}),
+            "generatorVersion": described(
+                "Version of the generator that wrote the files", {"type": "string"}
+            ),
+            "totalCases": described("Cases in all files", {"type": "integer", "minimum": 0}),
+            "casesPerScheme": described(
+                "Cases per encoding family",
+                {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+            ),
+            "files": described(
+                "One entry per golden file",
+                {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": [
+                            "file",
+                            "function",
+                            "scheme",
+                            "numberOfCases",
+                            "sha256",
+                            "call",
+                            "signature",
+                            "outputType",
+                        ],
+                        "properties": {
+                            "file": described(
+                                "File name, beside index.json",
+                                {"type": "string", "pattern": "^[a-z0-9_]+\\.json$"},
+                            ),
+                            "function": described("Its canonical function", {"enum": list(FUNCTIONS)}),
+                            "scheme": described("Its encoding family", {"type": "string"}),
+                            "numberOfCases": described(
+                                "Its number of cases", {"type": "integer", "minimum": 0}
+                            ),
+                            "sha256": described(
+                                "SHA-256 of its bytes", {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+                            ),
+                            "call": described("Its call and output shapes, in words", {"type": "string"}),
+                            "signature": described("Its call, as data", ref("Signature")),
+                            "outputType": described(
+                                "The kind of its outputs", {"enum": ["float", "int", "bool"]}
+                            ),
+                        },
                     },
                 },
-            },
+            ),
         },
     }
 
