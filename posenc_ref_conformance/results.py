@@ -96,6 +96,7 @@ class Report:
     adapter_output: str = ""
     suite: dict[str, Any] = dataclasses.field(default_factory=dict)
     warnings: list[str] = dataclasses.field(default_factory=list)
+    declared: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -184,6 +185,7 @@ class Report:
         return {
             "suite": self.suite,
             "adapter": self.adapter,
+            "declared": self.declared,
             "seconds": round(self.seconds, 3),
             "verdict": self.verdict,
             "passed": self.verdict == "PASS",
@@ -220,8 +222,13 @@ class Report:
         name = self.adapter.get("name", "?")
         lines = [
             f"posenc-ref conformance: adapter {name}, {len(self.results)} results in {self.seconds:.1f} s",
-            "",
         ]
+        if self.declared:
+            phase, variants = self.declared.get("phase"), self.declared.get("variants") or {}
+            phase_text = phase if isinstance(phase, str) else ", ".join(f"{k} {v}" for k, v in phase.items())
+            variant_text = ", ".join(f"{k}={v}" for k, v in variants.items()) or "none"
+            lines.append(f"declared: phase {phase_text}; variants {variant_text}")
+        lines.append("")
         head = (
             f"{'scheme':<12}{'ran':>5}{'pass':>6}{'fail':>6}{'skip':>6}{'xfail':>7}{'beyond':>8}"
             f"{'max abs err f64':>17}{'max ulp f64':>13}{'max abs err f32':>17}{'max ulp f32':>13}"

@@ -118,6 +118,20 @@ def _needs(adapter: Adapter, doc: dict[str, Any], inputs: dict[str, Any]) -> str
     return None
 
 
+def _variant_skip(adapter: Adapter, case: dict[str, Any]) -> str | None:
+    """Why a case is not for this adapter's declared variant of its topic, or None."""
+    topic = case.get("topic")
+    if topic is None:
+        return None
+    declared = adapter.capabilities.variants.get(topic)
+    variant = case.get("variant")
+    if variant is not None and declared != variant:
+        return f"variant {topic}:{variant} (the adapter declares {topic}:{declared or 'canonical'})"
+    if variant is None and declared is not None:
+        return f"the adapter computes variant {topic}:{declared}, whose cases run instead"
+    return None
+
+
 def _decode_inputs(case: dict[str, Any], cast: Sequence[str], dtype: str | None) -> dict[str, Any]:
     """The case's inputs, decoded afresh (arrays and dicts are new objects on every call)."""
     out = {}
@@ -175,7 +189,7 @@ def _run_case(
         case["id"], function, doc["scheme"], dtype or doc["dtypes"][0], "skip", flags=tuple(case["flags"])
     )
     inputs = _decode_inputs(case, doc["castInputs"], dtype)
-    reason = _needs(adapter, doc, inputs)
+    reason = _needs(adapter, doc, inputs) or _variant_skip(adapter, case)
     if reason:
         return dataclasses.replace(base, detail=reason)
     invalid = case["result"] == "invalid"
@@ -396,4 +410,5 @@ def run(
         adapter_output=output,
         suite=suite,
         warnings=list(executor.info.warnings),
+        declared={"phase": proxy.capabilities.phase, "variants": dict(proxy.capabilities.variants)},
     )

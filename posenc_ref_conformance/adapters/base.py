@@ -71,6 +71,11 @@ CANONICAL_OUTPUTS = {
     for name, entry in CANONICAL_CALLS.items()
     if len(entry["signature"]["outputs"]) > 1
 }
+#: Topic -> the named variants of it that have golden cases (from every function's declared call).
+VARIANTS: dict[str, tuple[str, ...]] = {}
+for _entry in CANONICAL_CALLS.values():
+    for _topic, _names_of in _entry["signature"]["variants"].items():
+        VARIANTS[_topic] = tuple(sorted({*VARIANTS.get(_topic, ()), *_names_of}))
 DTYPES = ("float64", "float32")
 #: Precision classes of phase computations (see Capabilities.phase).
 PHASES = ("exact", "product")
@@ -115,8 +120,13 @@ class Capabilities:
     ``error_types``: names of exception classes the implementation raises for
     bad input instead of (or besides) ``ValueError``/``TypeError``; an
     invalid-input case passes on the error type the golden case names (or a
-    subclass), or on one of these.  ``notes`` maps a function name to free text
-    shown in reports (why it is limited, what glue the adapter adds).
+    subclass), or on one of these.  ``variants``: topic -> variant name, for
+    where the implementation computes a *named variant* under a canonical name
+    (``{"ntk": "vllm"}``: its ``ntk`` scaling is vLLM's formula, not HF's); that
+    topic's canonical cases are then skipped and the variant's own cases run
+    (see :data:`VARIANTS` for the topics and variants with golden cases).
+    ``notes`` maps a function name to free text shown in reports (why it is
+    limited, what glue the adapter adds).
 
     Every field is checked when the object is made: a name outside the allowed
     set, a string where a list is meant, or an empty ``dtypes`` is a ValueError /
@@ -135,6 +145,7 @@ class Capabilities:
     invalid_inputs: bool = True
     data_dependent_errors: bool = True
     error_types: tuple[str, ...] = ()
+    variants: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -146,6 +157,7 @@ class Capabilities:
         object.__setattr__(self, "dtypes", _per_function(self.dtypes, "dtypes", _dtype_list))
         object.__setattr__(self, "phase", _per_function(self.phase, "phase", _phase_name))
         object.__setattr__(self, "error_types", _names(self.error_types, "error_types", None))
+        _check_variants(self.variants)
         for name in ("invalid_inputs", "data_dependent_errors"):
             if not isinstance(getattr(self, name), bool):
                 msg = f"{name} must be True or False; got {getattr(self, name)!r}"
@@ -183,6 +195,19 @@ class Capabilities:
             return cls(**value)
         msg = f"CAPABILITIES must be a Capabilities or a dict; got {type(value).__name__}"
         raise TypeError(msg)
+
+
+def _check_variants(value: Any) -> None:
+    if not isinstance(value, dict):
+        msg = f"variants must be a dict of topic -> variant name; got {value!r}"
+        raise TypeError(msg)
+    for topic, name in value.items():
+        if topic not in VARIANTS:
+            msg = f"variants keys must be topics with variants {sorted(VARIANTS)}; got {topic!r}"
+            raise ValueError(msg)
+        if name not in VARIANTS[topic]:
+            msg = f"variants[{topic!r}] must be one of {list(VARIANTS[topic])}; got {name!r}"
+            raise ValueError(msg)
 
 
 def _lookup(value: Any, function: str, fallback: Any) -> Any:
@@ -300,7 +325,7 @@ def _unsupported_method(function: str) -> Any:
         + [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in keyword]
     )
     method.__name__ = method.__qualname__ = function
-    method.__doc__ = f"``{call_text(function)}``: {CANONICAL_CALLS[function]['call']}"
+    method.__doc__ = f"``{call_text(function)}``: ``{CANONICAL_CALLS[function]['call']}``."
     return method
 
 

@@ -4,4 +4,4 @@
 shipped set: :func:`posenc_ref_conformance.golden.verify` refuses vectors that differ.
 """
 
-INDEX_SHA256 = "38b832fee2399d4740168ad4a0d061a22e7bb5927da41cb69d0cd5c8f4db1177"
+INDEX_SHA256 = "ba44708efbed446bb7ba14398d64e602783f904057ba4bc2c474104cfc107385"

@@ -93,6 +93,12 @@ class FunctionSpec:
     case_tolerances: Callable[[dict[str, Any], dict[str, Any], set[str]], Tolerance | None] | None = None
     #: The case's phase data (see :func:`phase_record`) for functions whose outputs are cos/sin of angles.
     phase: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
+    #: The topic of a case (``"ntk"`` for an ntk scaling), where real implementations disagree by name.
+    topic: Callable[[dict[str, Any]], str | None] | None = None
+    #: topic -> variant name -> its oracle: formulas that differ from the canonical one under the same name.
+    variants: dict[str, dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = dataclasses.field(
+        default_factory=dict
+    )
 
     @property
     def dtypes(self) -> tuple[str, ...]:
@@ -109,6 +115,7 @@ class FunctionSpec:
             "outputs": list(self.outputs),
             "options": dict(self.options),
             "kinds": {name: kind for name, (kind, _) in self.inputs.items()},
+            "variants": {topic: sorted(names) for topic, names in self.variants.items()},
         }
 
 

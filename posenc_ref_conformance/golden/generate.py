@@ -88,7 +88,8 @@ def _encode_output(kind: str, value: Any) -> dict[str, Any]:
 def _expected(spec: FunctionSpec, case: Case) -> tuple[dict[str, Any], dict[str, Any], Any, Any]:
     """(expected, acceptable, tolerances, phase) of a valid case at the current precision."""
     inputs = {k: _plain(v) for k, v in case.inputs.items()}
-    raw = spec.compute(inputs)
+    compute = spec.compute if case.variant is None else spec.variants[_topic(spec, case)][case.variant]
+    raw = compute(inputs)
     expected, acceptable = {}, {}
     for name in spec.outputs:
         expected[name] = _encode_output(spec.output_kind, raw[name])
@@ -106,9 +107,25 @@ def _expected(spec: FunctionSpec, case: Case) -> tuple[dict[str, Any], dict[str,
     return expected, acceptable, tolerances, phase
 
 
+def _topic(spec: FunctionSpec, case: Case) -> str | None:
+    """The case's topic, if its function declares variants of that topic (else None)."""
+    if spec.topic is None:
+        return None
+    topic = spec.topic({k: _plain(v) for k, v in case.inputs.items()})
+    if case.variant is not None and case.variant not in spec.variants.get(topic or "", {}):
+        msg = f"golden case {case.id}: variant {case.variant!r} is not declared for topic {topic!r}"
+        raise ValueError(msg)
+    return topic if topic in spec.variants else None
+
+
 def _case_document(spec: FunctionSpec, case: Case) -> dict[str, Any]:
     doc: dict[str, Any] = {"id": case.id, "comment": case.comment, "flags": list(case.flags)}
     doc["result"] = "invalid" if case.error else "valid"
+    topic = _topic(spec, case)
+    if topic is not None:
+        doc["topic"] = topic
+        if case.variant is not None:
+            doc["variant"] = case.variant
     doc["inputs"] = {k: _encode_input(v) for k, v in case.inputs.items()}
     if case.error:
         doc["expected"] = {"error": case.error[0], "parameter": case.error[1]}

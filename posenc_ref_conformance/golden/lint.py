@@ -114,6 +114,24 @@ def _check_file(path: pathlib.Path, data: bytes, doc: dict[str, Any], seen: dict
     return problems
 
 
+#: Every flag names a bug or convention; fewer cases than this behind one and it hangs on a single case.
+MIN_CASES_PER_FLAG = 2
+
+
+def _thin_flags(docs: dict[str, tuple[bytes, dict[str, Any]]]) -> list[str]:
+    """Flags used by fewer than MIN_CASES_PER_FLAG cases across every file."""
+    counts: dict[str, int] = {}
+    for _, doc in docs.values():
+        for case in doc["cases"]:
+            for flag in case["flags"]:
+                counts[flag] = counts.get(flag, 0) + 1
+    return [
+        f"flag {flag} has {n} case(s); every flag needs at least {MIN_CASES_PER_FLAG} independent cases"
+        for flag, n in sorted(counts.items())
+        if n < MIN_CASES_PER_FLAG
+    ]
+
+
 def _check_index(directory: pathlib.Path, docs: dict[str, tuple[bytes, dict[str, Any]]]) -> list[str]:
     index_bytes = (directory / "index.json").read_bytes()
     index = json.loads(index_bytes)
@@ -183,6 +201,7 @@ def lint(
     if problems:
         return problems
     problems += _check_index(directory, docs)
+    problems += _thin_flags(docs)
     if total > MAX_BYTES:
         problems.append(f"golden files take {total} bytes, over the {MAX_BYTES} limit")
     log(f"{len(docs)} files, {len(seen)} cases, {total} bytes: structure OK")

@@ -6,7 +6,7 @@ against, and links to where that failure was reported or the convention lives.
 
 from __future__ import annotations
 
-__all__ = ["NOTES"]
+__all__ = ["NOTES", "add_note"]
 
 
 def _note(bug_type: str, description: str, *links: str) -> dict[str, object]:
@@ -15,6 +15,14 @@ def _note(bug_type: str, description: str, *links: str) -> dict[str, object]:
 
 NOTES: dict[str, dict[str, object]] = {
     "Basic": _note("Functionality", "The plain, default configuration of the scheme."),
+    "NamedVariant": _note(
+        "ConventionMismatch",
+        "A formula real implementations ship under a canonical name (a scaling type) that differs from "
+        "the canonical one: its cases run for adapters declaring that variant (CAPABILITIES['variants']), "
+        "and the canonical cases of the topic are skipped for them, so a variant is reported as a "
+        "variant, not as a failure.",
+        "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/rotary_embedding/ntk_scaling_rope.py",
+    ),
     "BatchedPositions": _note(
         "Functionality",
         "Positions with leading batch axes and offsets (per-batch rows, KV-cache decoding): an "
@@ -256,3 +264,12 @@ NOTES: dict[str, dict[str, object]] = {
         "under jit) cannot check without computing; adapters declare whether they check values.",
     ),
 }
+
+
+def add_note(flag: str, bug_type: str, description: str, *links: str) -> str:
+    """Declare a flag beside the cases that use it (a family module's own notes); returns the flag."""
+    if flag in NOTES:
+        msg = f"flag {flag!r} already has a note"
+        raise ValueError(msg)
+    NOTES[flag] = _note(bug_type, description, *links)
+    return flag

@@ -236,7 +236,7 @@ def _signature_def() -> dict[str, Any]:
         "that gates each option, the kind of every input",
         "type": "object",
         "additionalProperties": False,
-        "required": ["positional", "keyword", "takesDtype", "outputs", "options", "kinds"],
+        "required": ["positional", "keyword", "takesDtype", "outputs", "options", "kinds", "variants"],
         "properties": {
             "positional": described("Parameters passed by position, in order", names),
             "keyword": described("Parameters passed by keyword", names),
@@ -252,6 +252,11 @@ def _signature_def() -> dict[str, Any]:
             "kinds": described(
                 "Parameter -> its kind: how it is typed here and how an adapter receives it",
                 {"type": "object", "additionalProperties": {"enum": list(KINDS)}},
+            ),
+            "variants": described(
+                "Topic (a name real implementations give different formulas) -> the named variants "
+                "with cases of their own",
+                {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
             ),
         },
     }
@@ -416,6 +421,14 @@ def _case_def() -> dict[str, Any]:
             "tolerances": described("This case's tolerances, replacing the file's", ref("Tolerances")),
             "phase": described(
                 "What the product precision class needs to bound each element (cos/sin outputs)", ref("Phase")
+            ),
+            "topic": described(
+                "The case's topic where implementations disagree by name (a scaling type): an adapter "
+                "declaring a variant of it runs that variant's cases instead",
+                {"type": "string"},
+            ),
+            "variant": described(
+                "The named variant whose formula gives this case's expected values", {"type": "string"}
             ),
         },
         "allOf": [

@@ -29,6 +29,7 @@ __all__ = [
     "LAYOUTS",
     "SCALING_TYPES",
     "apply_rope",
+    "ntk_vllm",
     "rope_angles",
     "rope_cos_sin",
     "rope_frequencies",
@@ -200,6 +201,16 @@ def rope_frequencies(
         return _proportional(dim, b, params), one
     msg = f"rope_type must be one of {SCALING_TYPES}; got {kind!r}"
     raise ValueError(msg)
+
+
+def ntk_vllm(dim: int, *, base: float, factor: float) -> list[mp.mpf]:
+    """vLLM's ``"ntk"`` (``NTKScalingRotaryEmbedding``): theta_i = (b s)^(-2i/d) s^(-2/d).
+
+    A different scheme from HF's ``"ntk"`` (b' = b s^(d/(d-2)), theta_i = b'^(-2i/d)) under the
+    same name: the base is multiplied by the factor and every frequency divided by s^(2/d).
+    """
+    s = exact(factor)
+    return [t / mp.power(s, mp.mpf(2) / dim) for t in _default(dim, exact(base) * s)]
 
 
 def _expand(values: Sequence[mp.mpf], layout: str) -> list[mp.mpf]:

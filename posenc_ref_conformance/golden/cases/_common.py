@@ -37,7 +37,11 @@ class B(_Array):
 
 @dataclasses.dataclass(frozen=True)
 class Case:
-    """One golden case; ``error`` = (exception type, parameter named) for invalid inputs."""
+    """One golden case; ``error`` = (exception type, parameter named) for invalid inputs.
+
+    ``variant``: the name of a declared variant of the case's topic (see
+    ``FunctionSpec.variants``): the expected values follow that variant's formula.
+    """
 
     id: str
     comment: str
@@ -45,6 +49,7 @@ class Case:
     inputs: dict[str, Any]
     error: tuple[str, str] | None = None
     compare: str | None = None
+    variant: str | None = None
 
     @property
     def function(self) -> str:
@@ -88,12 +93,13 @@ def case(
     flags: tuple[str, ...] | str,
     error: tuple[str, str] | None = None,
     compare: str | None = None,
+    variant: str | None = None,
     **inputs: Any,
 ) -> None:
     flags = (flags,) if isinstance(flags, str) else tuple(flags)
     if error is not None and "InvalidInput" not in flags:
         flags = (*flags, "InvalidInput")
-    CASES.append(Case(id, comment, flags, inputs, error, compare))
+    CASES.append(Case(id, comment, flags, inputs, error, compare, variant))
 
 
 BIG = [2**20, 2**20 + 1, 2**24 - 1, 2**24, 2**24 + 1]

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from ... import oracle
+from ...oracle._numeric import mp
 from ..functions import (
     EPS32,
     EPS64,
@@ -37,6 +38,18 @@ def _rope_frequencies(inp: dict[str, Any]) -> dict[str, Any]:
         inp["dim"], base=inp["base"], scaling=inp["scaling"], seq_len=inp["seq_len"]
     )
     return {"inv_freq": inv, "attention_factor": factor}
+
+
+def _scaling_type(inp: dict[str, Any]) -> str | None:
+    scaling = inp.get("scaling")
+    if not isinstance(scaling, dict):
+        return "default"
+    return scaling.get("rope_type", scaling.get("type", "default"))
+
+
+def _ntk_vllm(inp: dict[str, Any]) -> dict[str, Any]:
+    inv = oracle.rope.ntk_vllm(inp["dim"], base=inp["base"], factor=inp["scaling"]["factor"])
+    return {"inv_freq": inv, "attention_factor": mp.mpf(1)}
 
 
 def _rope_cos_sin(inp: dict[str, Any]) -> dict[str, Any]:
@@ -138,6 +151,8 @@ declare(
         positional=1,
         takes_dtype=True,
         options={"scaling": "scaling_types"},
+        topic=_scaling_type,
+        variants={"ntk": {"vllm": _ntk_vllm}},
         # pow() with a rounded exponent costs ~|ln theta| ulp; HF builds inv_freq in float32.
         tolerances=tol(rtol64=64 * EPS64, ulp64=64, rtol32=32 * EPS32, ulp32=32),
     )
@@ -217,9 +232,18 @@ def _freq(
     scaling: Any = None,
     seq_len: int | None = None,
     error: Any = None,
+    variant: str | None = None,
 ) -> None:
     case(
-        f"rope_frequencies/{id}", comment, flags, error, dim=dim, base=base, scaling=scaling, seq_len=seq_len
+        f"rope_frequencies/{id}",
+        comment,
+        flags,
+        error,
+        variant=variant,
+        dim=dim,
+        base=base,
+        scaling=scaling,
+        seq_len=seq_len,
     )
 
 
@@ -251,6 +275,25 @@ _freq(
     64,
     scaling={"rope_type": "ntk", "factor": 8.0},
 )
+_freq(
+    "ntk/factor-4-d128",
+    "Static NTK-aware at Llama 3's base: b' = 5e5 * 4**(128/126).",
+    "NtkScaling",
+    128,
+    500000.0,
+    scaling={"rope_type": "ntk", "factor": 4.0},
+)
+for _dim, _base, _factor in ((64, 10000.0, 8.0), (128, 500000.0, 4.0)):
+    _freq(
+        f"ntk-vllm/factor-{_factor:g}-d{_dim}",
+        f"vLLM's 'ntk' (a variant): theta_i = ({_base:g} * {_factor:g})**(-2i/{_dim}) "
+        f"/ {_factor:g}**(2/{_dim}).",
+        ("NtkScaling", "NamedVariant"),
+        _dim,
+        _base,
+        scaling={"rope_type": "ntk", "factor": _factor},
+        variant="vllm",
+    )
 _DYN = {
     "rope_type": "dynamic",
     "factor": 2.0,
