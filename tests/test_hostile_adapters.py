@@ -225,7 +225,7 @@ class TestInputsAreCopies:
         exec(textwrap.dedent(self.MUTANT), namespace)
         report = run(namespace["ADAPTER"], only=["alibi_bias", "rope_frequencies"], invariants=False)
         assert _statuses(report, "alibi_bias/causal/") == {"fail"}
-        assert _statuses(report, "rope_frequencies/") == {"pass"}
+        assert _statuses(report, "rope_frequencies/") - {"skip"} == {"pass"}  # variant cases skip
 
     def test_inputs_arrive_read_only(self, tmp_path: pathlib.Path) -> None:
         spec = _adapter(
