@@ -170,7 +170,7 @@ def _invalid_verdict(adapter: Adapter, case: dict[str, Any], outcome: Outcome) -
         return "fail", f"{outcome.describe()}; expected {expected['error']} about {expected['parameter']!r}"
     if expected["error"] in outcome.error_bases:
         return "pass", f"raised {outcome.error_type}"
-    if outcome.error_type in adapter.capabilities.error_types:
+    if outcome.error_type in adapter.capabilities.error_types_of(case["id"].split("/", 1)[0]):
         return (
             "pass",
             f"raised {outcome.error_type} (a declared error type; the reference raises {expected['error']})",
@@ -193,7 +193,7 @@ def _run_case(
     if reason:
         return dataclasses.replace(base, detail=reason)
     invalid = case["result"] == "invalid"
-    if invalid and not adapter.capabilities.invalid_inputs:
+    if invalid and not adapter.capabilities.invalid_inputs_of(function):
         return dataclasses.replace(base, detail="adapter does not check invalid inputs")
     if invalid and "DataDependentCheck" in case["flags"] and not adapter.capabilities.data_dependent_errors:
         return dataclasses.replace(base, detail="adapter does not check array values (lazy backend)")
@@ -215,6 +215,13 @@ def _run_case(
         )
 
 
+def _phase_class(adapter: Adapter, doc: dict[str, Any], case: dict[str, Any]) -> str:
+    """The declared precision class of this case's function (qualified by its option value if declared)."""
+    options = [case["inputs"].get(param) for param in doc["signature"]["options"]]
+    option = next((v for v in options if isinstance(v, str)), None)
+    return adapter.capabilities.phase_of(doc["function"], option)
+
+
 def _phase_bound(
     adapter: ProxyAdapter,
     doc: dict[str, Any],
@@ -226,7 +233,7 @@ def _phase_bound(
     if "phase" not in case or dtype is None:
         return None
     bound = product_bound(case["phase"], shape, dtype)
-    if adapter.capabilities.phase_of(doc["function"]) == "product":
+    if _phase_class(adapter, doc, case) == "product":
         return bound
     zero = np.zeros(shape)
     return PhaseBound(zero, zero.astype(bool), bound.positions, f"{dtype} exact")
@@ -281,7 +288,7 @@ def _judge(
         detail="; ".join(v.detail for v in verdicts if v.detail),
         worst_position=worst.worst_position,
         exact=all(v.exact for v in verdicts),
-        phase=adapter.capabilities.phase_of(doc["function"]) if "phase" in case else None,
+        phase=_phase_class(adapter, doc, case) if "phase" in case else None,
     )
 
 

@@ -48,3 +48,21 @@ def test_defaults() -> None:
 def test_malformed(fields: dict, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         Capabilities.from_any(fields)
+
+
+def test_option_qualified_and_per_function_declarations() -> None:
+    caps = Capabilities.from_any(
+        {
+            "phase": {"sinusoidal:fairseq": "product", "sinusoidal": "exact", "default": "product"},
+            "error_types": {"rope_frequencies": ["KeyError"]},
+            "invalid_inputs": {"t5_bucket": False},
+        }
+    )
+    assert (
+        caps.phase_of("sinusoidal", "fairseq") == "product"
+        and caps.phase_of("sinusoidal", "vaswani") == "exact"
+    )
+    assert caps.error_types_of("rope_frequencies") == ("KeyError",) and caps.error_types_of("t5_bucket") == ()
+    assert caps.invalid_inputs_of("t5_bucket") is False and caps.invalid_inputs_of("alibi_slopes") is True
+    with pytest.raises(ValueError, match="^phase keys must be canonical functions"):
+        Capabilities(phase={"sinus:fairseq": "exact"})

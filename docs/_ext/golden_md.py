@@ -23,7 +23,7 @@ from typing import Any
 
 from mdtext import md_escape, md_literal
 
-__all__ = ["case_ids", "flag_notes", "golden_files", "golden_summary", "tolerance_table"]
+__all__ = ["canonical_calls", "case_ids", "flag_notes", "golden_files", "golden_summary", "tolerance_table"]
 
 
 def golden_files(root: Path) -> list[Path]:
@@ -33,6 +33,28 @@ def golden_files(root: Path) -> list[Path]:
 def _case_files(root: Path) -> list[tuple[Path, dict[str, Any]]]:
     docs = [(path, json.loads(path.read_bytes())) for path in golden_files(root)]
     return [(path, doc) for path, doc in docs if "cases" in doc]
+
+
+# --------------------------------------------------------------------------------------
+def canonical_calls(root: Path) -> str:
+    """The canonical calls as the golden vectors' index.json declares them, and what gates each option."""
+    index = json.loads((root / "posenc_ref_conformance" / "golden" / "vectors" / "index.json").read_bytes())
+    lines, gates = ["```text"], []
+    for entry in index["files"]:
+        sig = entry["signature"]
+        keyword = [*sig["keyword"], *(["dtype"] if sig["takesDtype"] else [])]
+        params = [*sig["positional"], *(["*", *keyword] if keyword else [])]
+        outputs = sig["outputs"][0] if len(sig["outputs"]) == 1 else f"({', '.join(sig['outputs'])})"
+        lines.append(f"{entry['function']}({', '.join(params)}) -> {outputs}")
+        gates += [
+            f"| `{entry['function']}` | `{param}` | `{field}` |" for param, field in sig["options"].items()
+        ]
+        gates += [
+            f"| `{entry['function']}` | variant of `{topic}` | `variants` ({', '.join(names)}) |"
+            for topic, names in sig["variants"].items()
+        ]
+    lines += ["```", "", "| function | option | capability that gates it |", "|---|---|---|", *gates, ""]
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------------------

@@ -234,7 +234,7 @@ def schema_path() -> Path | None:
 
 def build_data_pages() -> None:
     from conventions_md import overview
-    from golden_md import case_ids, flag_notes, golden_summary, tolerance_table
+    from golden_md import canonical_calls, case_ids, flag_notes, golden_summary, tolerance_table
     from schema_md import render_schema
 
     path = schema_path()
@@ -249,6 +249,7 @@ def build_data_pages() -> None:
     _write_if_changed(GENERATED / "golden_summary.md", golden_summary(ROOT))
     _write_if_changed(GENERATED / "tolerance_table.md", tolerance_table(ROOT))
     _write_if_changed(GENERATED / "case_ids.md", case_ids(ROOT))
+    _write_if_changed(GENERATED / "canonical_calls.md", canonical_calls(ROOT))
     _write_if_changed(GENERATED / "flag_notes.md", flag_notes(ROOT))
     text, problems = overview(ROOT, DOCS)
     for problem in problems:

@@ -112,15 +112,18 @@ class Capabilities:
     cos/sin), ``"exact"`` (reduced modulo one turn with extra precision, as
     posenc_ref does) or ``"product"`` (the angle is the product of position and
     frequency rounded in the run's dtype, positions cast to it first), for every
-    function or as a dict like ``dtypes``.  Tolerances follow the class's error
+    function or as a dict like ``dtypes``, whose keys may also name one option
+    value (``"sinusoidal:fairseq"``: an adapter running several implementations).
+    Tolerances follow the class's error
     model; ``"product"`` is the default, since it is what plain code does.
     ``invalid_inputs=False`` skips every invalid-input case;
     ``data_dependent_errors=False`` only those whose error depends on array
     values (flag ``DataDependentCheck``), which lazy backends cannot check.
     ``error_types``: names of exception classes the implementation raises for
-    bad input instead of (or besides) ``ValueError``/``TypeError``; an
-    invalid-input case passes on the error type the golden case names (or a
-    subclass), or on one of these.  ``variants``: topic -> variant name, for
+    bad input instead of (or besides) ``ValueError``/``TypeError`` (a list, or a
+    per-function dict); an invalid-input case passes on the error type the golden
+    case names (or a subclass), or on one of these.  ``invalid_inputs`` may also
+    be a per-function dict.  ``variants``: topic -> variant name, for
     where the implementation computes a *named variant* under a canonical name
     (``{"ntk": "vllm"}``: its ``ntk`` scaling is vLLM's formula, not HF's); that
     topic's canonical cases are then skipped and the variant's own cases run
@@ -142,9 +145,9 @@ class Capabilities:
     sinusoidal_conventions: tuple[str, ...] = SINUSOIDAL_CONVENTIONS
     learned_offsets: tuple[str, ...] = LEARNED_OFFSETS
     shaw_conventions: tuple[str, ...] = SHAW_CONVENTIONS
-    invalid_inputs: bool = True
+    invalid_inputs: bool | dict[str, bool] = True
     data_dependent_errors: bool = True
-    error_types: tuple[str, ...] = ()
+    error_types: tuple[str, ...] | dict[str, tuple[str, ...]] = ()
     variants: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: dict[str, str] = dataclasses.field(default_factory=dict)
 
@@ -156,25 +159,37 @@ class Capabilities:
             object.__setattr__(self, name, _names(value, name, allowed))
         object.__setattr__(self, "dtypes", _per_function(self.dtypes, "dtypes", _dtype_list))
         object.__setattr__(self, "phase", _per_function(self.phase, "phase", _phase_name))
-        object.__setattr__(self, "error_types", _names(self.error_types, "error_types", None))
+        object.__setattr__(
+            self,
+            "error_types",
+            _per_function(self.error_types, "error_types", lambda v, f: _names(v, f, None)),
+        )
+        object.__setattr__(
+            self, "invalid_inputs", _per_function(self.invalid_inputs, "invalid_inputs", _flag)
+        )
         _check_variants(self.variants)
-        for name in ("invalid_inputs", "data_dependent_errors"):
-            if not isinstance(getattr(self, name), bool):
-                msg = f"{name} must be True or False; got {getattr(self, name)!r}"
-                raise TypeError(msg)
+        _flag(self.data_dependent_errors, "data_dependent_errors")
         if not isinstance(self.notes, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in self.notes.items()
         ):
             msg = f"notes must be a dict of function name -> text; got {self.notes!r}"
             raise TypeError(msg)
 
-    def dtypes_of(self, function: str) -> tuple[str, ...]:
-        """The run dtypes declared for ``function``."""
-        return _lookup(self.dtypes, function, DTYPES)  # type: ignore[return-value]
+    def dtypes_of(self, function: str, option: str | None = None) -> tuple[str, ...]:
+        """The run dtypes declared for ``function`` (or ``function:option``, e.g. ``sinusoidal:fairseq``)."""
+        return _lookup(self.dtypes, function, DTYPES, option)  # type: ignore[return-value]
 
-    def phase_of(self, function: str) -> str:
-        """The precision class declared for ``function``."""
-        return _lookup(self.phase, function, "product")  # type: ignore[return-value]
+    def phase_of(self, function: str, option: str | None = None) -> str:
+        """The precision class declared for ``function`` (or ``function:option``)."""
+        return _lookup(self.phase, function, "product", option)  # type: ignore[return-value]
+
+    def error_types_of(self, function: str) -> tuple[str, ...]:
+        """The extra exception names declared for ``function``'s invalid inputs."""
+        return _lookup(self.error_types, function, ())  # type: ignore[return-value]
+
+    def invalid_inputs_of(self, function: str) -> bool:
+        """Whether ``function``'s invalid-input cases are run."""
+        return bool(_lookup(self.invalid_inputs, function, True))
 
     @classmethod
     def from_any(cls, value: Any) -> Capabilities:
@@ -210,9 +225,19 @@ def _check_variants(value: Any) -> None:
             raise ValueError(msg)
 
 
-def _lookup(value: Any, function: str, fallback: Any) -> Any:
-    if isinstance(value, dict):
-        return value.get(function, value.get("default", fallback))
+def _lookup(value: Any, function: str, fallback: Any, option: str | None = None) -> Any:
+    """``value`` itself, or from a per-function dict: ``function:option``, ``function``, ``default``."""
+    if not isinstance(value, dict):
+        return value
+    if option is not None and f"{function}:{option}" in value:
+        return value[f"{function}:{option}"]
+    return value.get(function, value.get("default", fallback))
+
+
+def _flag(value: Any, field: str) -> bool:
+    if not isinstance(value, bool):
+        msg = f"{field} must be True or False; got {value!r}"
+        raise TypeError(msg)
     return value
 
 
@@ -235,9 +260,9 @@ def _per_function(value: Any, field: str, check: Any) -> Any:
     """``value`` checked by ``check``, or a dict ``{function or "default": value}`` of checked values."""
     if not isinstance(value, dict):
         return check(value, field)
-    keys = [k for k in value if k != "default" and k not in CANONICAL_FUNCTIONS]
+    keys = [k for k in value if k != "default" and k.partition(":")[0] not in CANONICAL_FUNCTIONS]
     if keys:
-        msg = f"{field} keys must be canonical functions or 'default'; got {keys}"
+        msg = f"{field} keys must be canonical functions (or function:option) or 'default'; got {keys}"
         raise ValueError(msg)
     return {k: check(v, f"{field}[{k!r}]") for k, v in value.items()}
 
