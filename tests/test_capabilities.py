@@ -64,5 +64,5 @@ def test_option_qualified_and_per_function_declarations() -> None:
     )
     assert caps.error_types_of("rope_frequencies") == ("KeyError",) and caps.error_types_of("t5_bucket") == ()
     assert caps.invalid_inputs_of("t5_bucket") is False and caps.invalid_inputs_of("alibi_slopes") is True
-    with pytest.raises(ValueError, match="^phase keys must be canonical functions"):
+    with pytest.raises(ValueError, match=r"^phase keys must be canonical functions \(or function:option\)"):
         Capabilities(phase={"sinus:fairseq": "exact"})

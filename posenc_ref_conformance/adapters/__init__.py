@@ -4,15 +4,10 @@ An adapter spec is one string (the ``check`` argument or ``POSENC_REF_ADAPTER``)
 
 * ``posenc_ref`` or ``posenc_ref:BACKEND`` (``numpy``, ``array_api_strict``,
   ``mlx``, ``torch``, ``jax.numpy``, ``jax.numpy:x32``, ``dask.array``, ``cupy``);
-* ``mlx``: MLX's own layers (``mx.fast.rope``, ``nn.RoPE``, ``nn.ALiBi``,
-  ``nn.SinusoidalPositionalEncoding``);
-* ``transformers`` or ``transformers:VARIANT`` (``mpt``, ``m2m100``, ``fsmt``,
-  ``gptj``): Hugging Face transformers' own functions (see
-  :mod:`posenc_ref_conformance.adapters.transformers`);
-* ``vllm`` and ``vllm:native``: vLLM's RoPE layers (``get_rope``) through the CPU
-  custom op or the PyTorch path (``scripts/matrix/setup_vllm.sh`` installs them);
-* ``ggml``: ggml's ``ggml_rope_ext`` CPU kernel through ggml-python
-  (``scripts/matrix/setup_ggml.sh``);
+* a real library's own code, by name (``LIBRARIES``; a variant after ``:``):
+  ``mlx``, ``transformers[:mpt|m2m100|fsmt|gptj]``, ``torchtune``,
+  ``rotary_embedding_torch``, ``keras_hub``, ``vllm[:native]``, ``ggml``;
+  ``INSTALL`` says how to get each library (``scripts/matrix/setup_<name>.sh``);
 * ``package.module`` or ``package.module:NAME``: an importable module defining
   canonical functions, or an :class:`Adapter` subclass / instance / factory named
   ``NAME`` (default: the module's ``ADAPTER`` attribute if it has one);
@@ -31,11 +26,14 @@ from typing import Any
 from .base import CANONICAL_FUNCTIONS, Adapter, Capabilities, ModuleAdapter, Unsupported
 
 __all__ = [
+    "INSTALL",
+    "LIBRARIES",
     "Adapter",
     "AdapterError",
     "Capabilities",
     "ModuleAdapter",
     "Unsupported",
+    "builtin_names",
     "check_adapter",
     "load_adapter",
 ]
@@ -45,51 +43,73 @@ class AdapterError(ValueError):
     """The adapter spec names nothing loadable (a usage error)."""
 
 
-def _builtin(spec: str) -> Adapter | None:
-    if spec == "posenc_ref" or spec.startswith("posenc_ref:"):
-        from .posenc_ref import BACKENDS, PosencRefAdapter
-
-        backend = spec.partition(":")[2] or "numpy"
-        if backend not in BACKENDS:
-            msg = f"adapter 'posenc_ref:{backend}': backend must be one of {sorted(BACKENDS)}"
-            raise AdapterError(msg)
-        try:
-            return PosencRefAdapter(backend)
-        except ImportError as exc:
-            msg = f"adapter {spec!r}: backend {backend} is not installed ({exc})"
-            raise AdapterError(msg) from exc
-    if spec == "mlx":
-        try:
-            from .mlx import MlxAdapter
-        except ImportError as exc:
-            msg = f"adapter 'mlx' needs MLX (pip install 'posenc-ref[mlx]'): {exc}"
-            raise AdapterError(msg) from exc
-        return MlxAdapter()
-    if spec == "transformers" or spec.startswith("transformers:"):
-        from .transformers import ADAPTERS
-
-        variant = spec.partition(":")[2] or "default"
-        if variant not in ADAPTERS:
-            msg = f"adapter 'transformers:{variant}': variant must be one of {sorted(ADAPTERS)}"
-            raise AdapterError(msg)
-        return ADAPTERS[variant]()  # AdapterError if torch or transformers is missing
-    if spec in _HEAVY:
-        module_name, attr, install = _HEAVY[spec]
-        try:
-            module = importlib.import_module(f"{__name__}.{module_name}")
-            return getattr(module, attr)()
-        except ImportError as exc:
-            msg = f"adapter {spec!r} needs {install}: {exc}"
-            raise AdapterError(msg) from exc
-    return None
-
-
-#: Built-in adapters of heavy third-party stacks: spec -> (module, class, how to install).
-_HEAVY = {
-    "vllm": ("vllm", "VllmAdapter", "vLLM's CPU wheel (scripts/matrix/setup_vllm.sh VENV)"),
-    "vllm:native": ("vllm", "NativeAdapter", "vLLM's CPU wheel (scripts/matrix/setup_vllm.sh VENV)"),
-    "ggml": ("ggml", "GgmlAdapter", "ggml-python (scripts/matrix/setup_ggml.sh VENV)"),
+#: Built-in adapters of real libraries: spec name -> module under adapters/, whose ``ADAPTERS`` maps
+#: a variant (``"default"`` for the bare name) to an Adapter class.  Hyphens may replace underscores.
+LIBRARIES = {
+    "mlx": "mlx",
+    "transformers": "transformers",
+    "torchtune": "torchtune",
+    "rotary_embedding_torch": "rotary_embedding_torch",
+    "keras_hub": "keras_hub",
+    "vllm": "vllm",
+    "ggml": "ggml",
 }
+#: How to get each library (what a user needs when its adapter cannot load).
+INSTALL = {
+    "mlx": "pip install 'posenc-ref[mlx]'",
+    "transformers": "scripts/matrix/setup_transformers.sh VENV",
+    "torchtune": "scripts/matrix/setup_torchtune.sh VENV",
+    "rotary_embedding_torch": "scripts/matrix/setup_rotary_embedding_torch.sh VENV",
+    "keras_hub": "scripts/matrix/setup_keras_hub.sh VENV",
+    "vllm": "scripts/matrix/setup_vllm.sh VENV",
+    "ggml": "scripts/matrix/setup_ggml.sh VENV",
+}
+
+
+def builtin_names() -> list[str]:
+    """Every built-in spec: ``posenc_ref[:BACKEND]`` and each library with its variants."""
+    names = ["posenc_ref"]
+    for name, module in LIBRARIES.items():
+        try:
+            variants = importlib.import_module(f"{__name__}.{module}").ADAPTERS
+        except ImportError:
+            variants = {"default": None}
+        names += [name if v == "default" else f"{name}:{v}" for v in variants]
+    return names
+
+
+def _posenc_ref(spec: str) -> Adapter:
+    from .posenc_ref import BACKENDS, PosencRefAdapter
+
+    backend = spec.partition(":")[2] or "numpy"
+    if backend not in BACKENDS:
+        msg = f"adapter 'posenc_ref:{backend}': backend must be one of {sorted(BACKENDS)}"
+        raise AdapterError(msg)
+    try:
+        return PosencRefAdapter(backend)
+    except ImportError as exc:
+        msg = f"adapter {spec!r}: backend {backend} is not installed ({exc})"
+        raise AdapterError(msg) from exc
+
+
+def _builtin(spec: str) -> Adapter | None:
+    name, _, variant = spec.partition(":")
+    if name == "posenc_ref":
+        return _posenc_ref(spec)
+    name = name.replace("-", "_")
+    if name not in LIBRARIES:
+        return None
+    try:
+        module = importlib.import_module(f"{__name__}.{LIBRARIES[name]}")
+        variants = module.ADAPTERS
+        if (variant or "default") not in variants:
+            named = sorted(v for v in variants if v != "default")
+            msg = f"adapter {spec!r}: the variant must be one of {named}; got {variant!r}"
+            raise AdapterError(msg)
+        return variants[variant or "default"]()
+    except ImportError as exc:
+        msg = f"adapter {spec!r} needs its library ({INSTALL[name]}): {exc}"
+        raise AdapterError(msg) from exc
 
 
 def _module_from_file(path: pathlib.Path) -> Any:

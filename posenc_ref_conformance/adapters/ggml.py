@@ -299,3 +299,6 @@ def _scaling_params(dim: int, scaling: dict[str, Any], seq_len: int | None) -> d
 
 
 ADAPTER = GgmlAdapter
+
+#: The variants of this built-in adapter (``posenc-ref check ggml``).
+ADAPTERS: dict[str, type[Adapter]] = {"default": GgmlAdapter}

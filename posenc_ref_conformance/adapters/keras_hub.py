@@ -257,3 +257,6 @@ def _integer_positions(positions: Any) -> np.ndarray:
 
 
 ADAPTER = KerasHubAdapter
+
+#: The variants of this built-in adapter (``posenc-ref check keras_hub``).
+ADAPTERS: dict[str, type[Adapter]] = {"default": KerasHubAdapter}

@@ -143,3 +143,7 @@ class MlxAdapter(Adapter):
             raise Unsupported(msg)
         scores = self.mx.zeros((1, heads, np.asarray(q_positions).size, k.size), dtype=self.mx.float32)
         return self.nn.ALiBi()(scores, offset=offset)[0]
+
+
+#: The variants of this built-in adapter (``posenc-ref check mlx``).
+ADAPTERS: dict[str, type[Adapter]] = {"default": MlxAdapter}

@@ -218,3 +218,6 @@ class RotaryEmbeddingTorchAdapter(Adapter):
 
 
 ADAPTER = RotaryEmbeddingTorchAdapter
+
+#: The variants of this built-in adapter (``posenc-ref check rotary_embedding_torch``).
+ADAPTERS: dict[str, type[Adapter]] = {"default": RotaryEmbeddingTorchAdapter}

@@ -244,3 +244,6 @@ def _no_attention_factor(attention_factor: float) -> None:
 
 
 ADAPTER = TorchtuneAdapter
+
+#: The variants of this built-in adapter (``posenc-ref check torchtune``).
+ADAPTERS: dict[str, type[Adapter]] = {"default": TorchtuneAdapter}

@@ -339,3 +339,6 @@ class NativeAdapter(VllmAdapter):
 
 
 ADAPTER = VllmAdapter
+
+#: The variants: the CPU custom op (``vllm``) and the pure-PyTorch path (``vllm:native``).
+ADAPTERS: dict[str, type[Adapter]] = {"default": VllmAdapter, "native": NativeAdapter}
