@@ -186,6 +186,54 @@ def _run_check(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+# --- matrix ----------------------------------------------------------------------------------------------
+
+
+def _add_matrix(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("adapters", nargs="*", metavar="ADAPTER", help="adapters to run here (default: none)")
+    parser.add_argument(
+        "--reports", nargs="*", default=[], metavar="JSON", help="JSON reports of check runs made elsewhere"
+    )
+    parser.add_argument("--classification", metavar="FILE", help="classified failures (JSON, see matrix.py)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for matrix.json and matrix.html")
+    parser.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS", help="per adapter call")
+
+
+def _run_matrix(args: argparse.Namespace) -> int:
+    import json
+
+    from . import golden
+    from .matrix import build, load_classification, render_html, run_columns, unexplained
+
+    if not args.adapters and not args.reports:
+        return _usage(
+            "matrix needs ADAPTER arguments or --reports (try: posenc-ref matrix posenc_ref mlx --out m)"
+        )
+    try:
+        reports = [json.loads(pathlib.Path(p).read_text(encoding="utf-8")) for p in args.reports]
+        classification = load_classification(args.classification) if args.classification else {}
+    except (OSError, ValueError) as exc:
+        return _usage(f"matrix input cannot be read: {exc}")
+    ran, unavailable = run_columns(args.adapters, timeout=_timeout(args.timeout))
+    command = "posenc-ref matrix " + " ".join(
+        [*args.adapters, *(["--reports", *args.reports] if args.reports else [])]
+    )
+    matrix = build([*reports, *ran], classification, unavailable=unavailable, command=command)
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "matrix.json").write_text(json.dumps(matrix, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    notes = {k: v for doc in golden.load() for k, v in doc["notes"].items()}
+    (out / "matrix.html").write_text(render_html(matrix, notes), encoding="utf-8")
+    for spec, reason in unavailable.items():
+        print(f"not available here: {spec}: {reason}")
+    missing = unexplained(matrix)
+    for line in missing:
+        print(f"UNEXPLAINED: {line}")
+    columns = len(matrix["columns"])
+    print(f"matrix of {columns} implementations written to {out}; {len(missing)} unexplained failures")
+    return 1 if missing else 0
+
+
 # --- golden ----------------------------------------------------------------------------------------------
 
 
@@ -250,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
         "info": ("list backends, versions and float64 availability", None, _run_info),
         "check": ("run the conformance suite against an adapter", _add_check, _run_check),
         "golden": ("generate or lint the golden vectors", _add_golden, _run_golden),
+        "matrix": ("a table of how several implementations conform", _add_matrix, _run_matrix),
     }
     for name, (help_text, add_arguments, run) in commands.items():
         sp = sub.add_parser(name, help=help_text)

@@ -1,0 +1,206 @@
+"""The conformance matrix: many implementations, one run of the suite each, one table.
+
+Rows are results (golden cases and invariants, at each dtype), columns are
+implementations (a built-in adapter of a real library, with its version), a
+cell is that implementation's verdict on that result: pass, fail,
+beyond-precision, skip (with the reason), the worst error and the failure's
+detail.  Every failure must be *classified* by an entry of a classification
+file (a library bug or precision weakness with its reproduction, a convention
+the suite should express, or a suite error); a failure without one is
+*unexplained*, which the matrix reports and ``posenc-ref matrix`` fails on.
+
+Columns come from JSON reports (``posenc-ref check ADAPTER --json``), so
+libraries that need their own virtual environments (vLLM, ggml) are measured
+there and merged here; :func:`run_columns` makes reports for adapters that load
+in this environment, each in its own process.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import json
+import os
+import pathlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from . import __version__
+
+__all__ = ["CLASSES", "build", "load_classification", "render_html", "run_columns", "unexplained"]
+
+MATRIX_VERSION = 1
+#: Classes of an explained failure.
+CLASSES = {
+    "bug": "a bug or precision weakness of the library (a standalone reproduction is linked)",
+    "convention": "a convention or variant the suite does not express yet",
+    "precision": "a known precision class the adapter does not declare",
+    "suite": "an error of the suite",
+}
+#: Column order of the cells' statuses in the summary counts.
+STATUS_ORDER = ("pass", "fail", "beyond-precision", "xfail", "xpass", "skip")
+
+
+def run_columns(specs: Iterable[str], *, timeout: float) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """JSON reports of ``specs`` run here (each in its own process); and the specs that would not load."""
+    from .adapters import AdapterError
+    from .runner import run
+
+    reports, unavailable = [], {}
+    for spec in specs:
+        try:
+            report = run(spec, timeout=timeout)
+        except AdapterError as exc:
+            unavailable[spec] = str(exc)
+            continue
+        data = report.to_json()
+        data["spec"] = spec
+        reports.append(data)
+    return reports, unavailable
+
+
+def load_classification(path: str | os.PathLike[str]) -> dict[str, list[dict[str, str]]]:
+    """``{column: [{"match", "class", "note", "repro"?, "issue"?}, ...]}``, checked."""
+    data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    for column, entries in data.items():
+        for entry in entries:
+            missing = {"match", "class", "note"} - set(entry)
+            if missing or entry["class"] not in CLASSES:
+                msg = f"{path}: {column}: entry {entry} needs match, note and a class of {list(CLASSES)}"
+                raise ValueError(msg)
+            if entry["class"] == "bug" and "repro" not in entry:
+                msg = f"{path}: {column}: {entry['match']}: a library bug needs its reproduction ('repro')"
+                raise ValueError(msg)
+    return data
+
+
+def _classify(entries: Sequence[dict[str, str]], result_id: str) -> dict[str, str] | None:
+    for entry in entries:
+        match = entry["match"]
+        if result_id == match or (
+            result_id.startswith(match) and (match.endswith("/") or result_id[len(match)] in "/[")
+        ):
+            return entry
+    return None
+
+
+def _column_id(report: dict[str, Any]) -> str:
+    return str(report.get("spec") or report["adapter"].get("name", "?"))
+
+
+def build(
+    reports: Sequence[dict[str, Any]],
+    classification: dict[str, list[dict[str, str]]],
+    *,
+    unavailable: dict[str, str] | None = None,
+    command: str = "",
+) -> dict[str, Any]:
+    """The matrix as data: columns (adapter, versions, counts), rows, cells (status, error, detail, class)."""
+    columns, cells, rows = [], {}, {}
+    for report in reports:
+        column = _column_id(report)
+        entries = classification.get(column, [])
+        column_cells = {}
+        for r in report["results"]:
+            rows.setdefault(
+                r["resultId"],
+                {"id": r["id"], "function": r["function"], "scheme": r["scheme"], "flags": r["flags"]},
+            )
+            cell: dict[str, Any] = {"status": r["status"]}
+            if r.get("max_abs_err") is not None:
+                cell["error"] = r["max_abs_err"]
+            if r["detail"]:
+                cell["detail"] = r["detail"]
+            if r["status"] in ("fail", "xfail"):
+                entry = _classify(entries, r["resultId"])
+                cell["class"] = entry if entry is not None else {"class": "unexplained", "note": ""}
+            column_cells[r["resultId"]] = cell
+        cells[column] = column_cells
+        columns.append(
+            {
+                "id": column,
+                "adapter": report["adapter"],
+                "declared": report.get("declared", {}),
+                "verdict": report.get("verdict"),
+                "counts": {s: sum(c["status"] == s for c in column_cells.values()) for s in STATUS_ORDER},
+                "platform": {k: report["suite"].get(k) for k in ("python", "numpy")},
+            }
+        )
+    return {
+        "matrixVersion": MATRIX_VERSION,
+        "suiteVersion": __version__,
+        "generated": datetime.date.today().isoformat(),
+        "command": command,
+        "classes": CLASSES,
+        "columns": columns,
+        "unavailable": unavailable or {},
+        "rows": [{"resultId": rid, **row} for rid, row in sorted(rows.items())],
+        "cells": cells,
+    }
+
+
+def unexplained(matrix: dict[str, Any]) -> list[str]:
+    """``column: result id`` of every failure without a classification."""
+    return [
+        f"{column}: {rid}"
+        for column, cells in matrix["cells"].items()
+        for rid, cell in cells.items()
+        if cell.get("class", {}).get("class") == "unexplained"
+    ]
+
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}
+th{background:#f4f4f4;position:sticky;top:0}
+td.pass{background:#e6f4e6}td.fail{background:#f9d6d5}td.beyond-precision{background:#fff1c9}
+td.skip{color:#999}td.xfail,td.xpass{background:#e8e8f8}td.rid{font-family:monospace;white-space:nowrap}
+.legend span{padding:1px 6px;margin-right:6px}
+"""
+
+
+def render_html(matrix: dict[str, Any], notes: dict[str, dict[str, Any]] | None = None) -> str:
+    """A static page: one row per result, one column per implementation; hover shows rationale and detail."""
+    notes = notes or {}
+    e = html.escape
+    head = "".join(
+        f'<th title="{e(json.dumps(c["adapter"], sort_keys=True))}">{e(c["id"])}<br>'
+        f"<small>{e(_versions(c['adapter']))}</small></th>"
+        for c in matrix["columns"]
+    )
+    body = []
+    for row in matrix["rows"]:
+        rid = row["resultId"]
+        why = "; ".join(f"{f}: {notes.get(f, {}).get('description', '')}" for f in row["flags"])
+        cells = []
+        for column in matrix["columns"]:
+            cell = matrix["cells"][column["id"]].get(rid)
+            if cell is None:
+                cells.append("<td></td>")
+                continue
+            text = cell["status"] if cell["status"] != "beyond-precision" else "beyond"
+            tip = [cell.get("detail", "")]
+            if "class" in cell:
+                tip.append(f"[{cell['class']['class']}] {cell['class'].get('note', '')}")
+                if cell["class"].get("repro"):
+                    tip.append(f"reproduction: {cell['class']['repro']}")
+            if "error" in cell:
+                text += f" {cell['error']:.2g}"
+            cells.append(
+                f'<td class="{e(cell["status"])}" title="{e(" | ".join(t for t in tip if t))}">{e(text)}</td>'
+            )
+        body.append(f'<tr><td class="rid" title="{e(why)}">{e(rid)}</td>{"".join(cells)}</tr>')
+    legend = "".join(f'<span class="{s}">{s}</span>' for s in ("pass", "fail", "beyond-precision", "skip"))
+    return (
+        '<!doctype html><html><head><meta charset="utf-8"><title>posenc-ref conformance matrix</title>'
+        f"<style>{_CSS}</style></head><body><h1>How real libraries conform</h1>"
+        f"<p>posenc-ref conformance suite {e(matrix['suiteVersion'])}, {e(matrix['generated'])}: "
+        f"<code>{e(matrix['command'])}</code>. Hover a cell for the detail and its classification, "
+        f'a case id for why it exists.</p><p class="legend">{legend}</p>'
+        f"<table><thead><tr><th>result</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        "</body></html>\n"
+    )
+
+
+def _versions(adapter: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(adapter.items()) if k not in ("name", "describeError"))
