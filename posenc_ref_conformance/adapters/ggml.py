@@ -119,6 +119,7 @@ class GgmlAdapter(Adapter):
     capabilities = Capabilities(
         functions=("rope_frequencies", "rope_cos_sin", "rope"),
         dtypes=("float32",),
+        phase="product",  # int32 positions to float, theta_i by successive float32 products
         scaling_types=("default", "linear", "yarn", "longrope"),
         notes={
             "rope": "ggml_rope_ext from int32 positions; non-default inv_freq through freq_factors "

@@ -110,6 +110,9 @@ class KerasHubAdapter(Adapter):
     name = "keras_hub"
     capabilities = Capabilities(
         functions=("sinusoidal", "learned", "rope", "alibi_slopes", "alibi_bias"),
+        dtypes={"default": ["float64", "float32"], "rope": ["float32"]},
+        phase="product",  # positions cast to the layer dtype, angle = position * frequency
+        error_types={"learned": ["IndexError"]},  # torch take past the table
         layouts=("half",),
         alibi_forms=("causal",),
         sinusoidal_conventions=("vaswani",),

@@ -95,6 +95,10 @@ class RotaryEmbeddingTorchAdapter(Adapter):
     name = "rotary_embedding_torch"
     capabilities = Capabilities(
         functions=("rope_frequencies", "rope_cos_sin", "rope"),
+        # freqs are built in float32 (torch default dtype); the angle table follows the input's dtype
+        dtypes={"default": ["float64", "float32"], "rope_frequencies": ["float32"]},
+        phase="product",
+        error_types={"rope_frequencies": ["AssertionError"]},
         layouts=("interleaved",),
         scaling_types=("default", "ntk"),
         notes={

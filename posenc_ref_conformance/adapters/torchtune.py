@@ -99,6 +99,8 @@ class TorchtuneAdapter(Adapter):
     capabilities = Capabilities(
         functions=("rope_frequencies", "rope_cos_sin", "rope", "t5_bucket"),
         dtypes=("float32",),
+        phase="product",  # float32(m) * theta32: the cache is built by a float32 product
+        error_types={"rope": ["IndexError"]},  # a position past max_seq_len indexes past the cache
         scaling_types=("default", "llama3"),
         notes={
             "rope_frequencies": "theta of RotaryPositionalEmbeddings / Llama3ScaledRoPE (float32)",

@@ -105,38 +105,6 @@ _SINUSOIDAL_OPTIONS = {
 
 #: What the adapter would declare once the suite has these keys (measured with transformers 5.24).
 PLANNED_CAPABILITIES: dict[str, Any] = {
-    "phase": {
-        # position_ids[..., None].float() * inv_freq.float(): three float32 roundings of m * theta
-        "rope_cos_sin": "product",
-        "rope": "product",
-        "sinusoidal": {  # per convention: one adapter runs four HF implementations
-            "vaswani": "exact",  # XLM: float64 NumPy angles and sin/cos, rounded once to float32
-            "marian": "exact",  # Marian: the same
-            "fairseq": "product",  # Speech2Text/M2M100/FSMT: float32 arange(n).float() * freqs
-            "tensor2tensor": "product",  # Whisper: float32 arange(n) * inv_timescales
-        },
-    },
-    "dtypes": {
-        "rope_frequencies": ["float32"],  # arange(...).float(): inv_freq is float32
-        "rope_cos_sin": ["float32"],  # forward forces float32, then casts to x.dtype
-        "rope": ["float32"],
-        "apply_rope": ["float64", "float32"],  # computed in the dtype of q
-        "sinusoidal": ["float32"],  # torch.FloatTensor / .float() tables
-        "alibi_slopes": ["float32"],  # float32 slopes
-        "alibi_bias": ["float32"],
-        "learned": ["float64", "float32"],  # a lookup in the table's dtype
-        "attention": ["float32"],  # eager softmax(..., dtype=torch.float32)
-    },
-    "error_types": {
-        # KeyError: missing required key / unknown rope_type; StrictDataclassClassValidationError
-        # (huggingface_hub, not a ValueError): odd head_dim; RuntimeError: factor list of wrong length
-        "rope_frequencies": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"],
-        # ZeroDivisionError: dim 2 or 3 (fairseq); IndexError: a row before 0; RuntimeError: float ids
-        "sinusoidal": ["ZeroDivisionError", "IndexError", "RuntimeError"],
-        "learned": ["IndexError"],  # nn.Embedding past the table
-        # ZeroDivisionError: max_exact = 0 (num_buckets < 2, or < 4 bidirectional); RuntimeError: floats
-        "t5_bucket": ["ZeroDivisionError", "RuntimeError"],
-    },
     "variants": {
         # HF >= 5 requires the key; factor=None (explicit) derives max_position_embeddings / original
         "scaling_types": {"yarn": ["factor-required"]},
@@ -210,7 +178,25 @@ class TransformersAdapter(Adapter):
     interleaved_source = "cohere"
     capabilities = Capabilities(
         functions=None,  # the methods below; the rest of the protocol is not in HF
-        dtypes=("float32",),
+        # HF builds its tables in float32 even in a float64 model; apply_rope and learned follow x's dtype
+        dtypes={
+            "default": ["float32"],
+            "apply_rope": ["float64", "float32"],
+            "learned": ["float64", "float32"],
+        },
+        # position_ids.float() * inv_freq.float(): a float32 product; XLM and Marian build their
+        # tables in float64 NumPy and round once, which meets the exact class
+        phase={"default": "product", "sinusoidal:vaswani": "exact", "sinusoidal:marian": "exact"},
+        error_types={
+            # KeyError: missing key / unknown rope_type; StrictDataclassClassValidationError (huggingface_hub,
+            # not a ValueError): odd head_dim; RuntimeError: a factor list of the wrong length
+            "rope_frequencies": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"],
+            # ZeroDivisionError: dim 2 or 3 (fairseq); IndexError: a row before 0; RuntimeError: float ids
+            "sinusoidal": ["ZeroDivisionError", "IndexError", "RuntimeError"],
+            "learned": ["IndexError"],  # nn.Embedding past the table
+            # ZeroDivisionError: max_exact = 0; RuntimeError: float relative positions
+            "t5_bucket": ["ZeroDivisionError", "RuntimeError"],
+        },
         scaling_types=("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"),
         alibi_forms=("causal",),
         sinusoidal_conventions=("vaswani", "tensor2tensor", "fairseq", "marian"),

@@ -120,6 +120,10 @@ class VllmAdapter(Adapter):
     capabilities = Capabilities(
         functions=("rope_frequencies", "rope_cos_sin", "apply_rope", "rope"),
         dtypes=("float32",),
+        phase="product",  # einsum(float32 arange(max_position), float32 inv_freq)
+        # what vLLM raises for the invalid inputs it rejects (the rest it computes silently)
+        error_types={"rope_frequencies": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"]},
+        variants={"ntk": "vllm"},  # NTKScalingRotaryEmbedding: (b s)^(-2i/d) / s^(2/d)
         notes=_NOTES,
     )
 
