@@ -110,6 +110,8 @@ mathjax3_config = {
 html_theme = "furo"
 html_title = f"posenc-ref {release}"
 html_static_path = ["_static", "generated/static"]
+# The conformance matrix's full table, its reproduction scripts and xfail files, served as they are.
+html_extra_path = ["matrix"]
 html_css_files = ["posenc.css"]
 html_show_sourcelink = False
 html_copy_source = False

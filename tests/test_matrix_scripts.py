@@ -121,3 +121,28 @@ def test_bad_arguments_exit_2(args: list[str], message: str) -> None:
     )
     assert done.returncode == 2
     assert message in done.stderr
+
+
+def test_build_matrix_runs_every_builtin_library_then_merges(tmp_path: pathlib.Path) -> None:
+    """build_matrix.sh --dry-run: one check per built-in library spec, each in its venv, then one matrix."""
+    from posenc_ref_conformance.adapters import LIBRARIES
+
+    done = subprocess.run(
+        ["bash", str(MATRIX / "build_matrix.sh"), "--dry-run", "--venvs", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    commands = [shlex.split(line[2:]) for line in done.stdout.splitlines() if line.startswith("+ ")]
+    checks = [argv for argv in commands if "check" in argv]
+    specs = {argv[argv.index("check") + 1] for argv in checks}
+    assert set(LIBRARIES) | {"posenc_ref"} <= specs
+    for argv in checks:
+        library = argv[argv.index("check") + 1].partition(":")[0]
+        if library not in ("posenc_ref", "mlx"):
+            assert argv[0] == str(tmp_path / library / "bin" / "python"), argv
+    merge = commands[-1]
+    assert (
+        "matrix" in merge and "--classification" in merge and len(merge[merge.index("--reports") + 1 :]) > 10
+    )

@@ -250,6 +250,12 @@ def build_data_pages() -> None:
     _write_if_changed(GENERATED / "tolerance_table.md", tolerance_table(ROOT))
     _write_if_changed(GENERATED / "case_ids.md", case_ids(ROOT))
     _write_if_changed(GENERATED / "canonical_calls.md", canonical_calls(ROOT))
+    from matrix_md import matrix_page
+
+    matrix_text, matrix_problems = matrix_page(ROOT)
+    for problem in matrix_problems:
+        logger.warning("conformance matrix: %s", problem, type="posenc", subtype="matrix")
+    _write_if_changed(GENERATED / "matrix.md", matrix_text)
     _write_if_changed(GENERATED / "flag_notes.md", flag_notes(ROOT))
     text, problems = overview(ROOT, DOCS)
     for problem in problems:
