@@ -50,8 +50,9 @@ def matrix_page(root: Path) -> tuple[str, list[str]]:
         phase = declared.get("phase")
         phase = phase if isinstance(phase, str) else ", ".join(f"{k}: {v}" for k, v in (phase or {}).items())
         variants = ", ".join(f"{k}={v}" for k, v in (declared.get("variants") or {}).items())
+        name, versions = md_escape(column["id"]), md_escape(_versions(column["adapter"]))
         lines.append(
-            f"| `{md_escape(column['id'])}` | {md_escape(_versions(column['adapter']))} | {column['verdict']} "
+            f"| `{name}` | {versions} | {column['verdict']} "
             f"| {c['pass']} | {c['fail']} | {c['beyond-precision']} | {c['skip']} "
             f"| phase {md_escape(phase or '-')}{'; variants ' + md_escape(variants) if variants else ''} |"
         )
@@ -72,7 +73,6 @@ def matrix_page(root: Path) -> tuple[str, list[str]]:
                 problems.append(f"{column['id']}: {rid} is unexplained")
             repro = f" Reproduction: [`{entry['repro']}`](../{entry['repro']})." if entry.get("repro") else ""
             issue = f" Upstream: {md_escape(entry['issue'])}." if entry.get("issue") else ""
-            lines.append(
-                f"| `{md_escape(rid)}` | {_CLASS_TITLES[kind]} | {md_escape(entry.get('note', ''))}{repro}{issue} |"
-            )
+            note = md_escape(entry.get("note", ""))
+            lines.append(f"| `{md_escape(rid)}` | {_CLASS_TITLES[kind]} | {note}{repro}{issue} |")
     return "\n".join(lines) + "\n", problems
