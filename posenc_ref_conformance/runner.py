@@ -39,6 +39,7 @@ from .adapters.base import (
 )
 from .compare import Mismatch, PhaseBound, Verdict, compare_output, product_bound
 from .golden import _format
+from .invariants import run_invariants
 from .isolation import DEFAULT_TIMEOUT, InProcessExecutor, Outcome, ProxyAdapter, WorkerExecutor
 from .results import SCHEMES, CaseResult, Report
 
@@ -370,8 +371,6 @@ def run(
     implements nothing, :class:`~.golden.GoldenError` when the golden vectors fail
     verification, and ``ValueError`` for an ``only`` naming no scheme or function.
     """
-    from .invariants import run_invariants
-
     start = time.perf_counter()
     directory = pathlib.Path(golden_dir) if golden_dir is not None else golden.VECTORS_DIR
     docs = golden.load(directory)

@@ -119,7 +119,8 @@ class FunctionSpec:
         }
 
 
-#: Every declared canonical function, in declaration order (filled by the family modules).
+#: Every declared canonical function, in declaration order: filled by the family modules when
+#: ``golden.cases`` is imported (read it from there: ``from .cases import FUNCTIONS``).
 FUNCTIONS: dict[str, FunctionSpec] = {}
 
 
@@ -225,6 +226,3 @@ def phase_record(
         "frequencyError": float(frequency_error),
         "scale": float(scale),
     }
-
-
-from . import cases as _cases  # noqa: E402, F401 - the family modules declare into FUNCTIONS

@@ -15,8 +15,8 @@ from typing import Any
 
 from .. import oracle
 from . import SCHEMA_PATH, VECTORS_DIR, _format
-from .cases import CASES, B, Case, F, I
-from .functions import FUNCTIONS, FunctionSpec
+from .cases import CASES, FUNCTIONS, B, Case, F, I
+from .functions import FunctionSpec
 from .notes import NOTES
 from .schema import schema_bytes
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .functions import FUNCTIONS, KINDS
+from .cases import FUNCTIONS
+from .functions import KINDS
 
 __all__ = ["build_schema", "schema_bytes"]
 

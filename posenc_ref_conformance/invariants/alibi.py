@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import expect_close, expect_true, host, ints, invariant
+from .core import expect_close, expect_true, host, ints, invariant
 
 EPS = {"float64": 2.0**-53, "float32": 2.0**-24}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import expect_true, ints, invariant
+from .core import expect_true, ints, invariant
 
 
 @invariant("shaw", "relative-antisymmetry", "relative_positions", seed=501, float_outputs=False)

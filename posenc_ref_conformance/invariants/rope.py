@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import expect_close, host, ints, invariant, phase_tolerance
+from .core import expect_close, host, ints, invariant, phase_tolerance
 
 EPS = {"float64": 2.0**-53, "float32": 2.0**-24}
 DIM = 16

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..adapters.base import SINUSOIDAL_CONVENTIONS
-from . import expect_close, expect_true, host, ints, invariant, phase_tolerance
+from .core import expect_close, expect_true, host, ints, invariant, phase_tolerance
 
 EPS = {"float64": 2.0**-53, "float32": 2.0**-24}
 DIM = 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import expect_true, ints, invariant
+from .core import expect_true, ints, invariant
 
 CONFIGS = [(32, 128), (64, 128), (16, 64), (128, 1024), (20, 50), (33, 100)]
 

@@ -12,6 +12,7 @@ three family modules, in this order, which declares the canonical functions
 from __future__ import annotations
 
 from . import absolute, rope, bias  # noqa: F401 - registration, in canonical order  # isort: skip
+from ..functions import FUNCTIONS
 from ._common import CASES, B, Case, F, I
 
-__all__ = ["CASES", "B", "Case", "F", "I"]
+__all__ = ["CASES", "FUNCTIONS", "B", "Case", "F", "I"]
