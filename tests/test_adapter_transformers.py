@@ -36,7 +36,7 @@ def test_without_transformers_loading_fails_with_the_install_hint(monkeypatch: p
 
 
 def test_unknown_variant_is_a_usage_error() -> None:
-    with pytest.raises(AdapterError, match=r"variant must be one of \['default', 'fsmt'"):
+    with pytest.raises(AdapterError, match=r"the variant must be one of \['fsmt', 'gptj'"):
         load_adapter("transformers:bart")
 
 

@@ -135,6 +135,7 @@ class TestGoldenFiles:
         assert set(index["casesPerScheme"]) == {
             "alibi",
             "attention",
+            "bias_extra",
             "learned",
             "nope",
             "rope",

@@ -155,6 +155,73 @@ def _llama4_no_floor(positions: Any, *, floor_scale: float, attn_scale: float, d
     return (np.log((p + 1) / floor_scale + 1) * attn_scale + 1).astype(dtype)
 
 
+def _alibi_mask_counting_pads(mask: Any, *, num_heads: int, max_bias: float, dtype: str) -> Any:
+    keys = np.broadcast_to(np.arange(np.shape(mask)[-1]), np.shape(mask)).astype(dtype)  # arange(L) keys
+    return (
+        _P.alibi_slopes(num_heads, max_bias=max_bias, dtype=dtype)[:, None, None] * keys[..., None, None, :]
+    )
+
+
+def _t5_bias_next_bucket(q_positions: Any, k_positions: Any, table: Any, **kw: Any) -> Any:
+    rows = np.asarray(table)
+    return _P.t5_bias(q_positions, k_positions, np.concatenate([rows[1:], rows[-1:]]), **kw)
+
+
+def _kerple_plus(q_positions: Any, k_positions: Any, r1: Any, r2: Any, *, kind: str) -> Any:
+    return -_P.kerple_bias(q_positions, k_positions, r1, r2, kind=kind)
+
+
+def _kerple_swapped(q_positions: Any, k_positions: Any, r1: Any, r2: Any, *, kind: str) -> Any:
+    return _P.kerple_bias(q_positions, k_positions, r2, r1, kind=kind)
+
+
+def _sandwich_from_zero(
+    q_positions: Any, k_positions: Any, *, num_heads: int, dim: int, base: float, dtype: str
+) -> Any:
+    """RoPE's frequencies base**(-2k/d), k = 0 .. d/2 - 1, instead of NeMo's k = 1 .. d/2."""
+    rel = _P.relative_positions(q_positions, k_positions).astype(dtype)
+    total = np.cos(rel[..., None] * base ** (-2.0 * np.arange(dim // 2) / dim)).sum(-1) - dim / 2
+    scales = np.arange(1, num_heads + 1) * 8 / num_heads
+    return (total[..., None, :, :] / scales[:, None, None]).astype(dtype)
+
+
+def _sandwich_heads_reversed(q_positions: Any, k_positions: Any, **kw: Any) -> Any:
+    return _P.sandwich_bias(q_positions, k_positions, **kw)[..., ::-1, :, :]
+
+
+def _positions_ignore_padding(mask: Any, *, cache_length: int) -> Any:
+    return np.broadcast_to(np.arange(np.shape(mask)[-1]) + cache_length, np.shape(mask))
+
+
+def _positions_ignore_cache(mask: Any, *, cache_length: int) -> Any:
+    return _P.token_positions(mask, cache_length=0)
+
+
+def _logits_without_key_term(q: Any, index: Any, table: Any, *, k: Any) -> Any:
+    return _P.shaw_logits(q, index, table, k=None)
+
+
+def _bert_rows_plus_two(max_distance: Any, *, convention: str) -> int:
+    return _P.shaw_table_rows(max_distance, convention=convention) + (2 if convention == "bert" else 0)
+
+
+def _own_slopes_linear(
+    q_positions: Any, k_positions: Any, *, num_heads: int, form: str, dtype: str, **kw: Any
+) -> Any:
+    slopes = _slopes_linear(num_heads, max_bias=8.0, dtype=dtype)
+    return _P.alibi_bias(q_positions, k_positions, slopes, form=form)
+
+
+def _attention_uniform_rows(q: Any, k: Any, v: Any, *, bias: Any, mask: Any, scale: float | None) -> Any:
+    """HF eager: finfo.min where masked, so a fully masked row averages v (undeclared here)."""
+    if mask is None:
+        return _P.attention(q, k, v, bias=bias, mask=mask, scale=scale)
+    low = np.asarray(np.finfo(np.asarray(q).dtype).min, dtype=np.asarray(q).dtype)
+    extra = np.where(np.asarray(mask), np.zeros((), dtype=low.dtype), low)
+    total = extra if bias is None else np.asarray(bias) + extra
+    return _P.attention(q, k, v, bias=total, mask=None, scale=scale)
+
+
 MUTANTS: list[tuple[str, dict[str, Callable[..., Any]], str, Callable[[str], bool]]] = [
     (
         "float16 positions",
@@ -206,6 +273,63 @@ MUTANTS: list[tuple[str, dict[str, Callable[..., Any]], str, Callable[[str], boo
         {"llama4_attn_scale": _llama4_no_floor},
         "llama4_attn_scale",
         lambda i: "defaults" in i,
+    ),
+    (
+        "padded ALiBi counts pads",
+        {"alibi_bias_from_mask": _alibi_mask_counting_pads},
+        "alibi_bias_from_mask",
+        lambda i: "padded/left" in i,
+    ),
+    ("t5_bias one bucket off", {"t5_bias": _t5_bias_next_bucket}, "t5_bias", lambda i: "umt5" in i),
+    ("kerple with the wrong sign", {"kerple_bias": _kerple_plus}, "kerple_bias", lambda i: "square" in i),
+    ("kerple r1 and r2 swapped", {"kerple_bias": _kerple_swapped}, "kerple_bias", lambda i: "log/" in i),
+    (
+        "sandwich frequencies from k = 0",
+        {"sandwich_bias": _sandwich_from_zero},
+        "sandwich_bias",
+        lambda i: "square" in i,
+    ),
+    (
+        "sandwich heads reversed",
+        {"sandwich_bias": _sandwich_heads_reversed},
+        "sandwich_bias",
+        lambda i: "12-heads" in i,
+    ),
+    (
+        "token positions ignore padding",
+        {"token_positions": _positions_ignore_padding},
+        "token_positions",
+        lambda i: "padded/left" in i,
+    ),
+    (
+        "token positions ignore the cache",
+        {"token_positions": _positions_ignore_cache},
+        "token_positions",
+        lambda i: "cache" in i,
+    ),
+    (
+        "shaw key term dropped",
+        {"shaw_logits": _logits_without_key_term},
+        "shaw_logits",
+        lambda i: "key-query" in i,
+    ),
+    (
+        "bert table 2P + 1 rows",
+        {"shaw_table_rows": _bert_rows_plus_two},
+        "shaw_table_rows",
+        lambda i: "bert" in i,
+    ),
+    (
+        "own slopes 2**(-8i/n)",
+        {"alibi_bias_from_heads": _own_slopes_linear},
+        "alibi_bias_from_heads",
+        lambda i: "12-heads" in i,
+    ),
+    (
+        "fully masked rows uniform, undeclared",
+        {"attention": _attention_uniform_rows},
+        "attention",
+        lambda i: "fully-masked" in i,
     ),
 ]
 

@@ -105,6 +105,11 @@ class PosencRefAdapter(Adapter):
             return self.xp.asarray(a)
         return self.xp.asarray(a, dtype=self._dtype(str(a.dtype)))  # MLX would make float64 data float32
 
+    def _mask(self, a: Any) -> Any:
+        """A padding mask as given: boolean or integer (a float mask is an invalid-input case's)."""
+        a = np.asarray(a)
+        return self._bools(a) if a.dtype == np.bool_ else self._ints(a)
+
     def _bools(self, a: Any) -> Any:
         bool_dtype = getattr(self.xp, "bool", None) or getattr(self.xp, "bool_", None)  # MLX spells it bool_
         return self.xp.asarray(np.asarray(a, dtype=np.bool_), dtype=bool_dtype)
@@ -125,6 +130,9 @@ class PosencRefAdapter(Adapter):
 
     def interpolate_table(self, table: Any, new_length: int) -> Any:
         return self.pr.interpolate_table(self._floats(table), new_length)
+
+    def token_positions(self, mask: Any, *, cache_length: int) -> Any:
+        return self.pr.token_positions(self._mask(mask), cache_length=cache_length)
 
     # --- RoPE ------------------------------------------------------------------------------------------
 
@@ -168,12 +176,64 @@ class PosencRefAdapter(Adapter):
             self._ints(q_positions), self._ints(k_positions), self._floats(slopes), form=form
         )
 
+    def alibi_bias_from_heads(
+        self, q_positions: Any, k_positions: Any, *, num_heads: int, max_bias: float, form: str, dtype: str
+    ) -> Any:
+        slopes = self.pr.alibi_slopes(num_heads, max_bias=max_bias, xp=self.xp, dtype=self._dtype(dtype))
+        return self.pr.alibi_bias(self._ints(q_positions), self._ints(k_positions), slopes, form=form)
+
+    def alibi_bias_from_mask(self, mask: Any, *, num_heads: int, max_bias: float, dtype: str) -> Any:
+        # BLOOM's key index (cumsum(mask) - 1) * mask is token_positions (-1 at padding) with padding at 0.
+        positions = self.pr.token_positions(self._mask(mask))
+        keys = self.xp.where(positions < 0, self.xp.zeros_like(positions), positions)
+        slopes = self.pr.alibi_slopes(num_heads, max_bias=max_bias, xp=self.xp, dtype=self._dtype(dtype))
+        return self.pr.alibi_bias(keys[..., :1], keys, slopes, form="causal")  # [..., H, 1, L]
+
+    def t5_bias(
+        self, q_positions: Any, k_positions: Any, table: Any, *, bidirectional: bool, max_distance: int
+    ) -> Any:
+        return self.pr.t5_bias(
+            self._ints(q_positions),
+            self._ints(k_positions),
+            self._floats(table),
+            bidirectional=bidirectional,
+            max_distance=max_distance,
+        )
+
     def relative_positions(self, q_positions: Any, k_positions: Any) -> Any:
         return self.pr.relative_positions(self._ints(q_positions), self._ints(k_positions))
 
     def shaw_index(self, relative: Any, *, max_distance: Any, convention: str) -> Any:
         limit = tuple(max_distance) if isinstance(max_distance, list) else max_distance
         return self.pr.shaw_index(self._ints(relative), limit, convention=convention)
+
+    def shaw_table_rows(self, max_distance: Any, *, convention: str) -> Any:
+        limit = tuple(max_distance) if isinstance(max_distance, list) else max_distance
+        return self.pr.shaw_table_rows(limit, convention=convention)
+
+    def shaw_logits(self, q: Any, index: Any, table: Any, *, k: Any) -> Any:
+        key = None if k is None else self._floats(k)
+        return self.pr.shaw_logits(self._floats(q), self._ints(index), self._floats(table), k=key)
+
+    def shaw_values(self, weights: Any, index: Any, table: Any) -> Any:
+        return self.pr.shaw_values(self._floats(weights), self._ints(index), self._floats(table))
+
+    def sandwich_bias(
+        self, q_positions: Any, k_positions: Any, *, num_heads: int, dim: int, base: float, dtype: str
+    ) -> Any:
+        return self.pr.sandwich_bias(
+            self._ints(q_positions),
+            self._ints(k_positions),
+            num_heads=num_heads,
+            dim=dim,
+            base=base,
+            dtype=self._dtype(dtype),
+        )
+
+    def kerple_bias(self, q_positions: Any, k_positions: Any, r1: Any, r2: Any, *, kind: str) -> Any:
+        return self.pr.kerple_bias(
+            self._ints(q_positions), self._ints(k_positions), self._floats(r1), self._floats(r2), kind=kind
+        )
 
     def causal_mask(self, q_positions: Any, k_positions: Any, *, sliding_window: Any, chunk_size: Any) -> Any:
         return self.pr.causal_mask(

@@ -38,6 +38,7 @@ __all__ = [
     "flatten",
     "map_rows",
     "max_abs",
+    "per_batch",
     "phase_record",
     "reshape",
     "shape_of",
@@ -56,6 +57,7 @@ KINDS = {
     "scalar": "a float64 number given as a 0-d float array (passed as a Python float)",
     "float|null": "a float array or null",
     "bool|null": "a boolean array or null",
+    "mask": "a boolean or int64 array, non-zero = real token (a float array only in invalid-input cases)",
     "int": "an integer",
     "int|null": "an integer or null",
     "int|pair": "an integer or a [left, right] pair of integers",
@@ -182,6 +184,13 @@ def reshape(flat: Sequence[Any], shape: Sequence[int]) -> Any:
 def map_rows(positions: Any, row: Callable[[int], list[Any]]) -> Any:
     """Apply ``row`` to every position of a nested position array; result shape + (width,)."""
     return reshape([row(p) for p in flatten(positions)], shape_of(positions))
+
+
+def per_batch(q: Any, k: Any, fn: Callable[[Any, Any], Any]) -> Any:
+    """``fn(q_row, k_row)`` over the leading (batch) axes of two equally shaped nested position arrays."""
+    if len(shape_of(q)) == 1:
+        return fn(q, k)
+    return [per_batch(a, b, fn) for a, b in zip(q, k, strict=True)]
 
 
 def max_abs(nested: Any) -> float:

@@ -52,7 +52,8 @@ _HEADER = [
     "compare 'causal_rowshift': only entries with key position <= query position are compared, after "
     "removing "
     "a constant per query row (the difference at the row's last such entry).",
-    "Float inputs named in castInputs are cast to the run's dtype (they are exact in float32); other float "
+    "Float inputs named in castInputs are cast to the run's dtype (they are exact in float32, except ALiBi "
+    "slopes, the exact slopes rounded to float64, whose float32 tolerances include the cast); other float "
     "inputs are parameters and stay float64. result 'invalid': the call must raise (expected.error names the "
     "exception type of the reference, expected.parameter the argument at fault).",
 ]

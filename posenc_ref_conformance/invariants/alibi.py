@@ -1,4 +1,5 @@
-"""ALiBi invariants: Toeplitz, shift invariance, blockwise = full, causal-form equivalence, slopes."""
+"""ALiBi invariants: Toeplitz, shift invariance, blockwise = full, causal-form equivalence, slopes; own
+slopes equal the slopes function's; a padded row equals the unpadded one on its real tokens."""
 
 from __future__ import annotations
 
@@ -78,4 +79,48 @@ def slopes_geometric(adapter, dtype, rng):
             worst, expect_close(s[:c], head, 4 * c * EPS[dtype], f"{n} heads begin with the {c}-head set")
         )
         expect_true(np.all(s > 0) and np.all(s < 1), f"{n} heads: slopes in (0, 1)")
+    return worst
+
+
+@invariant(
+    "alibi",
+    "from-heads-uses-the-slopes",
+    "alibi_bias_from_heads",
+    "alibi_slopes",
+    "alibi_bias",
+    seed=306,
+    requires=_needs_form("symmetric"),
+)
+def from_heads(adapter, dtype, rng):
+    """The bias from a head count equals alibi_bias with alibi_slopes of that head count (6 and 16 heads)."""
+    q, k = ints(range(2, 9)), ints(range(10))
+    worst = 0.0
+    for heads, max_bias in ((6, 8.0), (16, 4.0)):
+        own = host(
+            adapter.alibi_bias_from_heads(
+                q, k, num_heads=heads, max_bias=max_bias, form="symmetric", dtype=dtype
+            )
+        )
+        slopes = np.asarray(host(adapter.alibi_slopes(heads, max_bias=max_bias, dtype=dtype)), dtype=dtype)
+        given = host(adapter.alibi_bias(q, k, slopes, form="symmetric"))
+        tol = 2 * (heads + 6) * EPS[dtype] * np.abs(given)
+        worst = max(worst, expect_close(own, given, tol, f"{heads} heads, max_bias {max_bias}"))
+    return worst
+
+
+@invariant("alibi", "padded-equals-unpadded", "alibi_bias_from_mask", seed=307)
+def padded(adapter, dtype, rng):
+    """Left or right padding leaves the bias of every real token as in the unpadded sequence; pads get 0."""
+    worst = 0.0
+    for heads in (4, 12):
+        plain = host(
+            adapter.alibi_bias_from_mask(np.ones((1, 7), bool), num_heads=heads, max_bias=8.0, dtype=dtype)
+        )
+        for pads in (1, 3):
+            left = np.concatenate([np.zeros((1, pads), bool), np.ones((1, 7), bool)], axis=1)
+            for mask, real in ((left, slice(pads, None)), (left[:, ::-1].copy(), slice(0, 7))):
+                got = host(adapter.alibi_bias_from_mask(mask, num_heads=heads, max_bias=8.0, dtype=dtype))
+                what = f"{heads} heads, {pads} pads {'left' if real.start else 'right'}"
+                worst = max(worst, expect_close(got[..., real], plain, 0.0, f"{what}: real tokens"))
+                expect_true(got[..., ~mask[0]] == 0, f"{what}: padding keys get 0")
     return worst

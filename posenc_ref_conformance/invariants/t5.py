@@ -1,10 +1,11 @@
-"""T5 bucket invariants: range, monotonicity in |distance|, sign partition, exact small distances."""
+"""T5 invariants: bucket range, monotonicity in |distance|, sign partition, exact small distances; the bias
+is the table row of the bucket."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .core import expect_true, ints, invariant
+from .core import expect_close, expect_true, host, ints, invariant
 
 CONFIGS = [(32, 128), (64, 128), (16, 64), (128, 1024), (20, 50), (33, 100)]
 
@@ -47,3 +48,26 @@ def structure(adapter, dtype, rng):
             far = _buckets(adapter, ints(extra), bidirectional, nb, md)
             expect_true((far >= 0) & (far < nb), f"{tag}: range at huge distances")
     return 0.0
+
+
+@invariant("t5", "bias-is-table-of-bucket", "t5_bias", "t5_bucket", seed=402)
+def bias_of_bucket(adapter, dtype, rng):
+    """t5_bias(q, k, table)[h, i, j] = table[t5_bucket(k_j - q_i), h], for each configuration and a
+    random table (positions far into a sequence, so every bucket and the saturation are reached)."""
+    from ..compare import as_numpy
+
+    worst = 0.0
+    for nb, md in ((32, 128), (20, 50)):
+        table = (rng.integers(-512, 513, size=(nb, 3)) / 64).astype(dtype)
+        q = ints(rng.integers(10**6, 10**6 + 400, size=5))
+        k = ints(np.arange(10**6 - 50, 10**6 + 450, 7))
+        for bidirectional in (True, False):
+            rel = k[None, :] - q[:, None]
+            buckets = as_numpy(
+                adapter.t5_bucket(rel, bidirectional=bidirectional, num_buckets=nb, max_distance=md)
+            ).astype(np.int64)
+            bias = host(adapter.t5_bias(q, k, table, bidirectional=bidirectional, max_distance=md))
+            expected = np.moveaxis(table.astype(np.float64)[buckets], -1, 0)
+            tag = f"{nb}/{md} {'bidirectional' if bidirectional else 'causal'}"
+            worst = max(worst, expect_close(bias, expected, 0.0, f"{tag}: bias vs table[bucket]"))
+    return worst

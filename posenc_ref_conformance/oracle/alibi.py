@@ -14,6 +14,11 @@ symmetric form wherever ``k <= q``.  The original, BLOOM (``m k``) and MPT
 (``m (k - (L-1))``) row forms differ from it by a constant per query row, which
 softmax ignores under a causal mask; golden cases compare ``causal`` results only
 on ``k <= q`` and up to a per-row constant.
+
+Padding (HF BLOOM ``build_alibi_tensor(attention_mask, num_heads, dtype)``): the
+key index of token ``t`` is ``(cumsum(mask)[t] - 1) * mask[t]`` (real tokens
+count 0, 1, ... from the first real token; padding gets 0), and the bias is
+``m_h * index``, the same in every query row (BLOOM returns ``[B H, 1, L]``).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from collections.abc import Sequence
 
 from ._numeric import exact, mp
 
-__all__ = ["FORMS", "alibi_bias", "alibi_slopes"]
+__all__ = ["FORMS", "alibi_bias", "alibi_bias_from_mask", "alibi_slopes", "padded_key_index"]
 
 FORMS = ("symmetric", "causal")
 
@@ -65,3 +70,21 @@ def alibi_bias(
         else:
             out.append([[m * (k - q) for k in k_positions] for q in q_positions])
     return out
+
+
+def padded_key_index(mask: Sequence[bool | int]) -> list[int]:
+    """BLOOM's key index of one sequence: ``(cumsum(mask) - 1) * mask``."""
+    out, count = [], 0
+    for m in mask:
+        real = int(bool(m))
+        count += real
+        out.append((count - 1) * real)
+    return out
+
+
+def alibi_bias_from_mask(
+    mask: Sequence[bool | int], *, num_heads: int, max_bias: float = 8.0
+) -> list[list[list[mp.mpf]]]:
+    """``[H][1][L]``: ``m_h * padded_key_index(mask)`` (BLOOM's padded, row-identical causal form)."""
+    index = padded_key_index(mask)
+    return [[[m * i for i in index]] for m in alibi_slopes(num_heads, max_bias=max_bias)]

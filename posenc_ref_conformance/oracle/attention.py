@@ -1,7 +1,10 @@
 """Reference attention, NoPE masks and Llama 4's attention-temperature scaling.
 
 ``attention``: ``softmax(scale * q k^T + bias, masked) v`` for one head, computed
-exactly (mpmath); a row with every key masked out yields zeros.
+exactly (mpmath); a row with every key masked out yields zeros.  HF's eager
+attention writes ``finfo.min`` on masked logits instead, so such a row sees equal
+logits everywhere and gets uniform weights: the mean of ``v``
+(``fully_masked="uniform"``, the named variant).
 
 NoPE (Kazemnejad et al. 2023) carries no positional signal: order comes only
 from the causal mask ``k <= q`` built from positions.  Llama 4 scales the queries
@@ -59,8 +62,9 @@ def attention(
     scale: float,
     bias: Sequence[Sequence[float]] | None = None,
     mask: Sequence[Sequence[bool]] | None = None,
+    fully_masked: str = "zero",
 ) -> list[list[mp.mpf]]:
-    """``[Lq][Dv]`` output for one head; fully masked rows are zero."""
+    """``[Lq][Dv]`` output for one head; fully masked rows are zero (``"uniform"``: the mean of ``v``)."""
     s = exact(scale)
     out = []
     for i, qi in enumerate(q):
@@ -74,6 +78,9 @@ def attention(
                 value += exact(bias[i][j])
             logits.append(value)
         allowed = [x for x in logits if x is not None]
+        if not allowed and fully_masked == "uniform":
+            out.append([mp.fsum(exact(vj[c]) for vj in v) / len(v) for c in range(len(v[0]))])
+            continue
         if not allowed:
             out.append([mp.mpf(0)] * len(v[0]))
             continue

@@ -22,6 +22,11 @@ bucket and, where the float32 model differs, accept that value too.  For every
 common configuration (32/128, 64/128, 32/256, 128/1024, 16/64, both
 directions) the two agree at every distance; the model is checked against
 PyTorch in the project's tests.
+
+:func:`t5_bias` is T5's position bias (HF ``T5Attention.compute_bias``): the
+row ``bucket(k - q)`` of a ``[num_buckets, H]`` table (``relative_attention_bias``,
+an ``nn.Embedding(num_buckets, n_heads)``), as ``[H][Lq][Lk]``.  UMT5 gives every
+layer a table of its own; T5 computes it in the first layer and reuses it.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from collections.abc import Sequence
 
 from ._numeric import exact, mp, round_float32
 
-__all__ = ["t5_bucket", "t5_bucket_float32", "t5_buckets"]
+__all__ = ["t5_bias", "t5_bucket", "t5_bucket_float32", "t5_buckets"]
 
 #: Relative distance to an integer below which the float32 model is consulted.
 _NEAR = 1e-4
@@ -119,3 +124,19 @@ def t5_buckets(
         t5_bucket(r, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
         for r in relative
     ]
+
+
+def t5_bias(
+    q_positions: Sequence[int],
+    k_positions: Sequence[int],
+    table: Sequence[Sequence[float]],
+    *,
+    bidirectional: bool = True,
+    max_distance: int = 128,
+    float32: bool = False,
+) -> list[list[list[float]]]:
+    """``[H][Lq][Lk]``: ``table[bucket(k - q)][h]`` (exact copies); ``float32``: HF's float32 buckets."""
+    bucket = t5_bucket_float32 if float32 else t5_bucket
+    kw = {"bidirectional": bidirectional, "num_buckets": len(table), "max_distance": max_distance}
+    rows = [[bucket(int(k) - int(q), **kw) for k in k_positions] for q in q_positions]
+    return [[[table[b][h] for b in row] for row in rows] for h in range(len(table[0]))]

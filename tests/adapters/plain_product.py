@@ -78,6 +78,11 @@ def learned(table: Any, positions: Any, *, offset: str, padding_idx: int | None)
     return np.asarray(table)[np.asarray(positions) + shift]
 
 
+def token_positions(mask: Any, *, cache_length: int) -> Any:
+    real = (np.asarray(mask) != 0).astype(np.int64)
+    return (np.cumsum(real, axis=-1) + cache_length) * real - 1
+
+
 def interpolate_table(table: Any, new_length: int) -> Any:
     t = np.asarray(table)
     f = t.dtype.type
@@ -239,8 +244,49 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, *, form: str) ->
     return np.broadcast_to(s[:, None, None] * k.astype(s.dtype)[None, None, :], (s.size, q.size, k.size))
 
 
+def alibi_bias_from_heads(
+    q_positions: Any, k_positions: Any, *, num_heads: int, max_bias: float, form: str, dtype: str
+) -> Any:
+    return alibi_bias(
+        q_positions, k_positions, alibi_slopes(num_heads, max_bias=max_bias, dtype=dtype), form=form
+    )
+
+
+def alibi_bias_from_mask(mask: Any, *, num_heads: int, max_bias: float, dtype: str) -> Any:
+    real = (np.asarray(mask) != 0).astype(np.int64)
+    keys = (np.cumsum(real, axis=-1) - 1) * real  # BLOOM's build_alibi_tensor
+    slopes = alibi_slopes(num_heads, max_bias=max_bias, dtype=dtype)
+    return slopes[:, None, None] * keys.astype(dtype)[..., None, None, :]
+
+
 def relative_positions(q_positions: Any, k_positions: Any) -> Any:
     return np.asarray(k_positions)[..., None, :] - np.asarray(q_positions)[..., :, None]
+
+
+def t5_bias(q_positions: Any, k_positions: Any, table: Any, *, bidirectional: bool, max_distance: int) -> Any:
+    t = np.asarray(table)
+    rel = relative_positions(q_positions, k_positions)
+    buckets = t5_bucket(rel, bidirectional=bidirectional, num_buckets=t.shape[0], max_distance=max_distance)
+    return np.moveaxis(t[buckets], -1, -3)  # [..., Lq, Lk, H] -> [..., H, Lq, Lk]
+
+
+def sandwich_bias(
+    q_positions: Any, k_positions: Any, *, num_heads: int, dim: int, base: float, dtype: str
+) -> Any:
+    f = _f(dtype)
+    rel = relative_positions(q_positions, k_positions).astype(dtype)
+    inv_freq = f(1) / f(base) ** (
+        f(2) * np.arange(1, dim // 2 + 1, dtype=dtype) / f(dim)
+    )  # NeMo: k = 1 .. d/2
+    total = np.sum(np.cos(rel[..., None] * inv_freq), axis=-1) - f(dim / 2)
+    scales = np.arange(1, num_heads + 1, dtype=dtype) * f(8) / f(num_heads)
+    return (total[..., None, :, :] / scales[:, None, None]).astype(dtype)
+
+
+def kerple_bias(q_positions: Any, k_positions: Any, r1: Any, r2: Any, *, kind: str) -> Any:
+    a, p = np.asarray(r1)[:, None, None], np.asarray(r2)[:, None, None]
+    d = np.abs(relative_positions(q_positions, k_positions)).astype(a.dtype)[..., None, :, :]
+    return -a * (np.log(a.dtype.type(1) + p * d) if kind == "log" else d**p)
 
 
 def shaw_index(relative: Any, *, max_distance: Any, convention: str) -> Any:
@@ -249,6 +295,25 @@ def shaw_index(relative: Any, *, max_distance: Any, convention: str) -> Any:
         return -rel + max_distance - 1
     left, right = (max_distance, max_distance) if isinstance(max_distance, int) else max_distance
     return np.clip(rel, -left, right) + left
+
+
+def shaw_table_rows(max_distance: Any, *, convention: str) -> int:
+    if convention == "bert":
+        return 2 * max_distance - 1
+    left, right = (max_distance, max_distance) if isinstance(max_distance, int) else max_distance
+    return left + right + 1
+
+
+def shaw_logits(q: Any, index: Any, table: Any, *, k: Any) -> Any:
+    emb = np.asarray(table)[np.asarray(index)]  # [..., Lq, Lk, D]
+    logits = np.einsum("...id,...ijd->...ij", np.asarray(q), emb)
+    if k is not None:
+        logits = logits + np.einsum("...jd,...ijd->...ij", np.asarray(k), emb)
+    return logits
+
+
+def shaw_values(weights: Any, index: Any, table: Any) -> Any:
+    return np.einsum("...ij,...ijd->...id", np.asarray(weights), np.asarray(table)[np.asarray(index)])
 
 
 def causal_mask(q_positions: Any, k_positions: Any, *, sliding_window: Any, chunk_size: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Absolute encodings: the declarations and cases of sinusoidal (every convention), learned, interpolation."""
+"""Absolute encodings: declarations and cases of sinusoidal (every convention), learned, token positions."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from ..functions import (
     shape_of,
     tol,
 )
-from ._common import BIG, F, I, _dyadic, case
+from ..notes import add_note
+from ._common import BIG, B, F, I, _dyadic, case
 
 # --- declarations ------------------------------------------------------------------------------
 
@@ -73,6 +74,15 @@ def _learned(inp: dict[str, Any]) -> dict[str, Any]:
 
 def _interpolate(inp: dict[str, Any]) -> dict[str, Any]:
     return {"table": oracle.learned.interpolate_table(inp["table"], inp["new_length"])}
+
+
+def _token_positions(inp: dict[str, Any]) -> dict[str, Any]:
+    def walk(mask: Any) -> Any:
+        if len(shape_of(mask)) == 1:
+            return oracle.learned.token_positions(mask, cache_length=inp["cache_length"])
+        return [walk(row) for row in mask]
+
+    return {"positions": walk(inp["mask"])}
 
 
 _POS = "int64 array, any shape"
@@ -129,6 +139,24 @@ declare(
         tolerances=tol(
             atol64=4 * EPS64, rtol64=4 * EPS64, ulp64=4, atol32=4 * EPS32, rtol32=4 * EPS32, ulp32=4
         ),
+    )
+)
+
+
+declare(
+    FunctionSpec(
+        "token_positions",
+        "learned",
+        "token_positions(mask[..., L], cache_length) -> positions[..., L]: (cache_length + cumsum(mask)) * "
+        "mask - 1 (real tokens count from cache_length, padding -1)",
+        {
+            "mask": ("mask", "bool or int64 [..., L], non-zero = real token"),
+            "cache_length": ("int", "tokens already in the cache"),
+        },
+        {"positions": "int"},
+        _token_positions,
+        positional=1,
+        output_kind="int",
     )
 )
 
@@ -245,6 +273,24 @@ _sin(
     max_timescale=1000.0,
 )
 _sin(
+    "negative",
+    "Negative positions: sin(-p w) = -sin(p w) in the first half, the cosine half unchanged.",
+    ("NegativePosition", "T2TFrequencies"),
+    [-7, -2, 0, 5],
+    6,
+    "tensor2tensor",
+)
+_sin(
+    "min-timescale-half",
+    "min_timescale 0.5, max_timescale 100 (t2t multiplies: frequencies 0.5 .. 0.005).",
+    ("T2TMinTimescale", "T2TFrequencies"),
+    [0, 1, 2, 7],
+    8,
+    "tensor2tensor",
+    min_timescale=0.5,
+    max_timescale=100.0,
+)
+_sin(
     "dim-512-sample",
     "Width 512: column 128 has frequency 0.009821, not 0.01.",
     "T2TFrequencies",
@@ -326,6 +372,14 @@ _sin(
     ("LargePosition", "Float32PositionRounding"),
     BIG,
     16,
+    "marian",
+)
+_sin(
+    "negative",
+    "Negative positions in Marian's [sin | cos] table.",
+    ("NegativePosition", "VaswaniFrequencies"),
+    [-5, -1, 0, 3],
+    5,
     "marian",
 )
 _sin(
@@ -516,4 +570,65 @@ case(
     ("ValueError", "new_length"),
     table=F(_dyadic(17, (3, 2))),
     new_length=0,
+)
+
+# --- token positions from a padding mask ----------------------------------------------------------
+
+_PADDED = add_note(
+    "PaddedPositions",
+    "ConventionMismatch",
+    "Positions of a padded batch count real tokens only (fairseq utils.make_positions, HF "
+    "create_position_ids_from_input_ids, OPT's cumsum(attention_mask)): a left-padded sequence's first "
+    "real token is position 0, not the number of pads, and padding gets -1 (the padding row after the "
+    "table's offset).  arange(L) shifts every position of a left-padded row.",
+    "https://github.com/facebookresearch/fairseq/blob/main/fairseq/utils.py",
+    "https://github.com/huggingface/transformers/blob/main/src/transformers/models/roberta/modeling_roberta.py",
+)
+
+
+def _tokens(id: str, comment: str, flags: Any, mask: Any, cache_length: int = 0, error: Any = None) -> None:
+    case(f"token_positions/{id}", comment, flags, error, mask=mask, cache_length=cache_length)
+
+
+_tokens(
+    "padded/right",
+    "Right padding: 0, 1, 2, then -1 for each pad.",
+    ("Basic", _PADDED),
+    B([[True, True, True, False, False], [True] * 5]),
+)
+_tokens(
+    "padded/left",
+    "Left padding: the first real token is 0 (arange would say 2).",
+    (_PADDED,),
+    B([[False, False, True, True, True], [True] * 5]),
+)
+_tokens(
+    "padded/int-mask",
+    "HF's attention_mask as int64 0/1, with a pad between real tokens (packed rows).",
+    (_PADDED,),
+    I([[1, 1, 0, 1, 1, 0], [0, 0, 0, 1, 1, 1]]),
+)
+_tokens(
+    "cache/length-3",
+    "HF past_key_values_length 3: real tokens count from 3, pads stay -1.",
+    (_PADDED, "KVCacheOffset"),
+    B([[False, True, True], [True, True, True]]),
+    cache_length=3,
+)
+_tokens("unpadded/1d", "One unpadded sequence: 0 .. 6.", ("Basic",), B([True] * 7))
+_tokens(
+    "padded/batched-3d",
+    "A [2, 2, 4] mask: every leading axis kept.",
+    (_PADDED, "BatchedPositions"),
+    B([[[1, 1, 1, 0], [0, 1, 1, 1]], [[0, 0, 0, 1], [1, 1, 1, 1]]]),
+)
+_tokens(
+    "invalid/float-mask",
+    "The mask must be boolean or integer.",
+    (),
+    F([1.0, 0.0]),
+    error=("TypeError", "mask"),
+)
+_tokens(
+    "invalid/negative-cache", "cache_length must be >= 0.", (), B([True]), -1, ("ValueError", "cache_length")
 )
