@@ -12,6 +12,7 @@ evaluate ``cos(m theta_i)`` accurately at large positions ``m``.
 from __future__ import annotations
 
 import decimal
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -19,37 +20,200 @@ from typing import Any
 
 from . import _compat
 from ._angles import PI
-from ._rope_params import SCALING_TYPES, ScalingKeys, scaling_type
-from ._validate import check_int, check_real
+from ._rope_params import SCALING_TYPES, ScalingKeys
+from ._validate import (
+    MAX_CHANNELS,
+    POSITION_LIMIT,
+    POSITION_REASON,
+    check_compute_dtype,
+    check_device,
+    check_dim,
+    check_finite_values,
+    check_float_array,
+    check_int,
+    check_namespace,
+    check_real,
+    check_sequence,
+    namespace,
+    text,
+    type_error,
+    value_error,
+)
 
 __all__ = ["SCALING_TYPES", "RopeFrequencies", "rope_frequencies"]
 
 D = decimal.Decimal
 _CONTEXT = decimal.Context(prec=60)
 _TWO_PI = _CONTEXT.multiply(2, PI)  # module-level arithmetic would use the 28-digit default context
+_TWO_PI_EXACT = 2 * Fraction(PI)  # turns of inv_freq values taken as exact binary numbers
 
 
 @dataclass(frozen=True, eq=False)
 class RopeFrequencies:
     """Inverse frequencies of the rotated pairs and the cos/sin multiplier.
 
+    Build one with :func:`posenc_ref.rope_frequencies` or, from an
+    ``inv_freq`` of your own, with :meth:`from_inv_freq`.  Every instance is
+    validated on construction.
+
     Attributes
     ----------
-    inv_freq : array, shape ``(dim // 2,)``
-        ``theta_i`` in the compute dtype (float64 where the backend has it).
+    inv_freq : array, shape ``(n,)``, real floating, ``1 <= n <= 2**14``
+        ``theta_i`` (float64 where the backend has it), finite and ``>= 0``
+        (0: a pair that is not rotated, as ``proportional`` scaling makes).
+        Values are checked where they can be read (not on Dask or under
+        ``jax.jit``).
     attention_factor : float
-        Multiplies cos and sin (YaRN's ``mscale``, LongRoPE's scale); 1.0 for
-        most types.
+        Multiplies cos and sin (YaRN's ``mscale``, LongRoPE's scale); finite
+        and > 0; 1.0 for most types.
     turns : tuple of Fraction, optional
-        ``theta_i / 2pi`` computed to about 190 bits on the host; used by
-        :func:`posenc_ref.rope_cos_sin` for exact phase reduction.  ``None``
-        for frequencies built directly from an array: the values of
-        ``inv_freq`` are then taken as exact.
+        ``theta_i / 2pi`` as exact rationals, one per entry of ``inv_freq``
+        and agreeing with it to the rounding of its dtype; used by
+        :func:`posenc_ref.rope_cos_sin` for exact phase reduction.  ``None``:
+        the values of ``inv_freq`` are taken as exact on the device instead
+        (phases accurate to about ``|m| = 2**50`` in float64, ``2**21`` in
+        float32).
     """
 
     inv_freq: Any
     attention_factor: float = 1.0
     turns: tuple[Fraction, ...] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        xp = namespace(inv_freq=self.inv_freq)
+        check_float_array(self.inv_freq, "inv_freq", xp, ndim=1)
+        count = self.inv_freq.shape[0]
+        if count is None or not 1 <= count <= MAX_CHANNELS // 2:
+            rule = f"of length 1 to {MAX_CHANNELS // 2} (dim // 2)"
+            raise value_error("inv_freq", rule, text(f"shape {tuple(self.inv_freq.shape)}"))
+        check_finite_values(self.inv_freq, "inv_freq", xp, minimum=0.0)
+        factor = check_real(self.attention_factor, "attention_factor", exclusive_minimum=0.0)
+        object.__setattr__(self, "attention_factor", factor)
+        if self.turns is not None:
+            object.__setattr__(self, "turns", _check_turns(self.turns, self.inv_freq, xp))
+
+    @classmethod
+    def from_inv_freq(
+        cls,
+        inv_freq: Any,
+        /,
+        attention_factor: float = 1.0,
+        *,
+        compute_dtype: Any = None,
+        xp: Any = None,
+        device: Any = None,
+    ) -> RopeFrequencies:
+        r"""Validated frequencies from an ``inv_freq`` of your own, with exact turns for the phases.
+
+        Parameters
+        ----------
+        inv_freq : array or sequence of real numbers, length ``dim // 2``
+            The angular frequencies :math:`\theta_i`, finite and ``>= 0``.
+            Their values are taken as exact: the float64 values of Python
+            numbers, or the values of the array in its own dtype.
+        attention_factor : float, optional
+            Multiplies cos and sin; finite and > 0.  Default 1.0.
+        compute_dtype : dtype, optional
+            ``xp.float32`` or ``xp.float64`` for the stored ``inv_freq``
+            (default: an array keeps its dtype; numbers become float64 where
+            available).
+        xp, device : optional
+            Namespace and device for numbers (default NumPy); an array stays
+            where it is, and ``xp`` must then be ``None`` or its namespace.
+
+        Returns
+        -------
+        RopeFrequencies
+            With ``turns`` :math:`= \theta_i / 2\pi` computed exactly from the
+            values (when they can be read: not for Dask arrays or under
+            ``jax.jit``, where the device reduction is used).
+
+        Raises
+        ------
+        TypeError
+            ``inv_freq`` neither a float array nor a sequence of reals;
+            ``xp`` not the array's namespace; a dtype of the wrong kind.
+        ValueError
+            Empty or too long, NaN, infinite or negative values, a 2-D array,
+            ``attention_factor <= 0``.
+
+        Notes
+        -----
+        .. math:: t_i = \theta_i / 2\pi
+
+        with :math:`\pi` to 80 digits, so :func:`posenc_ref.rope_cos_sin`
+        reduces :math:`m t_i` modulo one turn exactly at any position (the
+        conformance suite's adapter builds its frequencies this way).
+
+        Examples
+        --------
+        >>> import array_api_strict as xp
+        >>> f = RopeFrequencies.from_inv_freq([1.0, 0.01], xp=xp)
+        >>> f.inv_freq.dtype, len(f.turns)
+        (array_api_strict.float64, 2)
+        """
+        if _compat.namespace_of(inv_freq) is not None:
+            array_xp = namespace(inv_freq=inv_freq)
+            if xp is not None and check_namespace(xp) is not array_xp:
+                raise type_error("xp", f"None or the namespace of inv_freq ({array_xp.__name__})", xp)
+            if device is not None:
+                raise value_error("device", "None when inv_freq is an array (it stays on its device)", device)
+            check_float_array(inv_freq, "inv_freq", array_xp, ndim=1)
+            if compute_dtype is not None:
+                dtype = check_compute_dtype(
+                    compute_dtype, "compute_dtype", array_xp, _compat.device(inv_freq)
+                )
+                inv_freq = inv_freq if inv_freq.dtype == dtype else array_xp.astype(inv_freq, dtype)
+            values = _host_values(inv_freq)
+            array = inv_freq
+        else:
+            rule = f"an array or a sequence of 1 to {MAX_CHANNELS // 2} real numbers"
+            entries = check_sequence(inv_freq, "inv_freq", rule=rule, minimum=1, maximum=MAX_CHANNELS // 2)
+            values = [check_real(v, f"inv_freq[{i}]", minimum=0.0) for i, v in enumerate(entries)]
+            xp = check_namespace(xp)
+            device = check_device(device, xp)
+            dtype = check_compute_dtype(compute_dtype, "compute_dtype", xp, device)
+            array = _compat.asarray(values, xp=xp, dtype=dtype, device=device)
+        turns = None if values is None else tuple(Fraction(v) / _TWO_PI_EXACT for v in values)
+        return cls(array, attention_factor, turns)
+
+
+def _host_values(x: Any) -> list[float] | None:
+    """The values of a small 1-D array as Python floats; ``None`` where they are not known."""
+    if not _compat.values_known(x):
+        return None
+    return [float(v) for v in _compat.to_numpy(x).tolist()]
+
+
+def _check_turns(turns: object, inv_freq: Any, xp: Any) -> tuple[Fraction, ...]:
+    """``turns`` as Fractions: one finite, non-negative rational per entry of ``inv_freq``, each
+    within a few ulp of the dtype of ``inv_freq`` of ``inv_freq / 2pi`` (where values are known)."""
+    rule = (
+        f"None or a sequence of {inv_freq.shape[0]} exact rationals (Fraction or Decimal), one per inv_freq"
+    )
+    entries = check_sequence(turns, "turns", rule=rule)
+    if len(entries) != inv_freq.shape[0]:
+        raise value_error("turns", rule, text(f"{len(entries)} entries"))
+    out = []
+    for i, t in enumerate(entries):
+        if isinstance(t, bool) or not isinstance(t, (Fraction, D, int)):
+            raise type_error(f"turns[{i}]", "a Fraction or Decimal", t)
+        if isinstance(t, D) and not t.is_finite():
+            raise value_error(f"turns[{i}]", "finite", t)
+        t = Fraction(t)
+        if t < 0:
+            raise value_error(f"turns[{i}]", ">= 0", t)
+        out.append(t)
+    values = _host_values(inv_freq)
+    if values is not None:
+        info = xp.finfo(inv_freq.dtype)
+        eps, tiny = float(info.eps), float(info.smallest_normal)
+        for i, (t, v) in enumerate(zip(out, values, strict=True)):
+            w = float(t * _TWO_PI_EXACT)
+            if abs(w - v) > 2 * eps * max(abs(v), abs(w)) + tiny:
+                rule = f"inv_freq[{i}] / 2pi = {v / (2 * math.pi)!r} to the rounding of {inv_freq.dtype}"
+                raise value_error(f"turns[{i}]", rule, text(f"{float(t)!r}"))
+    return tuple(out)
 
 
 def _thetas(dim: int, log_base: D, *, count: int | None = None) -> list[D]:
@@ -69,8 +233,8 @@ def _linear(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tuple[
 
 def _check_dim_above_two(dim: int, rope_type: str) -> None:
     if dim <= 2:
-        msg = f"dim must be > 2 for rope_type {rope_type!r} (the base exponent is dim/(dim-2)); got {dim}"
-        raise ValueError(msg)
+        rule = f"> 2 for rope_type {rope_type!r} (the base exponent is dim/(dim-2))"
+        raise value_error("dim", rule, dim)
 
 
 def _ntk(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tuple[list[D], D]:
@@ -93,25 +257,30 @@ def _yarn_mscale(scale: D, mscale: D | None = None) -> D:
     return D(1) if scale <= 1 else D("0.1") * mscale * scale.ln() + 1
 
 
+_HF_FALSY = "HF reads 0 as absent; leave the key out for its default"
+
+
 def _yarn_attention_factor(keys: ScalingKeys, factor: D) -> D:
     explicit = keys.real("attention_factor", exclusive_minimum=0.0)
+    keys.real("mscale", exclusive_minimum=0.0, hint=_HF_FALSY)  # validated even when unused
+    keys.real("mscale_all_dim", exclusive_minimum=0.0, hint=_HF_FALSY)
     if explicit is not None:
         return D(explicit)
     mscale, mscale_all_dim = keys.real("mscale"), keys.real("mscale_all_dim")
-    if mscale and mscale_all_dim:  # HF: both present and non-zero
+    if mscale is not None and mscale_all_dim is not None:  # both present (HF: both truthy)
         return _yarn_mscale(factor, D(mscale)) / _yarn_mscale(factor, D(mscale_all_dim))
     return _yarn_mscale(factor)
 
 
 def _yarn_range(dim: int, base: D, keys: ScalingKeys) -> tuple[D, D]:
     """HF's ``find_correction_range``: pair indices where the ramp starts and ends."""
-    beta_fast = keys.real("beta_fast") or 32.0  # HF uses `or`: 0 and None both mean the default
-    beta_slow = keys.real("beta_slow") or 1.0
-    for key, value in (("beta_fast", beta_fast), ("beta_slow", beta_slow)):
-        check_real(value, keys.name(key), exclusive_minimum=0.0)
+    beta_fast = keys.real("beta_fast", exclusive_minimum=0.0, hint=_HF_FALSY)
+    beta_slow = keys.real("beta_slow", exclusive_minimum=0.0, hint=_HF_FALSY)
+    beta_fast = 32.0 if beta_fast is None else beta_fast
+    beta_slow = 1.0 if beta_slow is None else beta_slow
     if beta_fast <= beta_slow:
-        msg = f"scaling['beta_fast'] must be > scaling['beta_slow'] ({beta_slow!r}); got {beta_fast!r}"
-        raise ValueError(msg)
+        rule = f"> scaling['beta_slow'] ({beta_slow!r})"
+        raise value_error(keys.name("beta_fast"), rule, beta_fast)
     original = D(keys.original_max())
 
     def correction_dim(rotations: float) -> D:
@@ -143,11 +312,8 @@ def _llama3(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tuple[
     low_factor = D(keys.real("low_freq_factor", required=True, exclusive_minimum=0.0))
     high_factor = D(keys.real("high_freq_factor", required=True, exclusive_minimum=0.0))
     if high_factor < low_factor:
-        msg = (
-            f"scaling['high_freq_factor'] must be >= scaling['low_freq_factor'] ({float(low_factor)!r}); "
-            f"got {float(high_factor)!r}"
-        )
-        raise ValueError(msg)
+        rule = f">= {keys.name('low_freq_factor')} ({float(low_factor)!r})"
+        raise value_error(keys.name("high_freq_factor"), rule, float(high_factor))
     original = D(keys.original_max())
     low_wavelength, high_wavelength = original / low_factor, original / high_factor
     out = []
@@ -181,7 +347,8 @@ def _longrope(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tupl
 
 def _proportional(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tuple[list[D], D]:
     factor = D(keys.factor(default=1.0))
-    proportion = keys.real("partial_rotary_factor") or 1.0
+    proportion = keys.real("partial_rotary_factor")
+    proportion = 1.0 if proportion is None else proportion
     rotated = int(proportion * dim // 2)  # HF: int(partial_rotary_factor * head_dim // 2)
     thetas = _thetas(dim, base.ln(), count=rotated) + [D(0)] * (dim // 2 - rotated)
     return [t / factor for t in thetas], D(1)
@@ -203,27 +370,30 @@ def _check_scaling(scaling: object) -> Mapping[str, Any]:
     if scaling is None:
         return {"rope_type": "default"}
     if not isinstance(scaling, Mapping):
-        msg = f"scaling must be None or a mapping of HF rope_parameters keys; got {type(scaling).__name__}"
-        raise TypeError(msg)
+        raise type_error("scaling", "None or a mapping of HF rope_parameters keys", scaling)
     return scaling
 
 
 def exact_frequencies(
-    dim: int, base: float, scaling: Mapping[str, Any] | None, seq_len: int | None
+    dim: int,
+    base: float,
+    scaling: Mapping[str, Any] | None,
+    seq_len: int | None,
+    *,
+    scaling_name: str = "scaling",
 ) -> tuple[list[D], D]:
-    """Validate the arguments and return ``theta_i`` and the attention factor as 60-digit decimals."""
-    dim = check_int(dim, "dim")
-    if dim % 2:
-        msg = f"dim must be an even positive integer; got {dim}"
-        raise ValueError(msg)
+    """Validate the arguments and return ``theta_i`` and the attention factor as 60-digit decimals.
+
+    ``scaling_name`` is how messages name the scaling dict (``config['rope_scaling']``).
+    """
+    dim = check_dim(dim, even=True)
     base = check_real(base, "base", exclusive_minimum=1.0)
     if seq_len is not None:
-        seq_len = check_int(seq_len, "seq_len")
+        seq_len = check_int(seq_len, "seq_len", maximum=POSITION_LIMIT, reason=POSITION_REASON)
     scaling = _check_scaling(scaling)
-    rope_type = scaling_type(scaling)
-    keys = ScalingKeys(scaling, rope_type, base=base)
+    keys = ScalingKeys(scaling, base=base, name=scaling_name)
     with decimal.localcontext(_CONTEXT):
-        return _FORMULAS[rope_type](dim, D(base), keys, seq_len)
+        return _FORMULAS[keys.rope_type](dim, D(base), keys, seq_len)
 
 
 def rope_frequencies(
@@ -340,8 +510,9 @@ def rope_frequencies(
     (1.34657, (32,))
     """
     thetas, attention_factor = exact_frequencies(dim, base, scaling, seq_len)
-    xp = _compat.array_namespace(xp=xp)
-    dtype = _compat.compute_dtype(xp, device, requested=compute_dtype)
+    xp = check_namespace(xp)
+    device = check_device(device, xp)
+    dtype = check_compute_dtype(compute_dtype, "compute_dtype", xp, device)
     with decimal.localcontext(_CONTEXT):
         turns = tuple(Fraction(t / _TWO_PI) for t in thetas)
     inv_freq = _compat.asarray([float(t) for t in thetas], xp=xp, dtype=dtype, device=device)

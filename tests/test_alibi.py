@@ -211,7 +211,7 @@ class TestAlibiBias:
             alibi_bias(pos, pos, pos)
         with pytest.raises(TypeError, match=r"^k_positions must be an array of an integer dtype"):
             alibi_bias(pos, xp.asarray([0.0, 1.0]), slopes)
-        with pytest.raises(ValueError, match=r"^slopes must have at least 1 dimension"):
+        with pytest.raises(ValueError, match=r"^slopes must be at least 1-dimensional; got shape \(\)"):
             alibi_bias(pos, pos, xp.asarray(0.5))
 
 

@@ -69,7 +69,7 @@ class TestSandwichBias:
         ("kwargs", "error", "pattern"),
         [
             ({"num_heads": 0, "dim": 8}, ValueError, r"^num_heads must be a positive integer"),
-            ({"num_heads": 2, "dim": 7}, ValueError, r"^dim must be a positive even integer"),
+            ({"num_heads": 2, "dim": 7}, ValueError, r"^dim must be an even positive integer"),
             ({"num_heads": 2, "dim": 8, "base": 1.0}, ValueError, r"^base must be > 1"),
         ],
     )
@@ -124,7 +124,7 @@ class TestKerpleBias:
         r = floats(xp, [1.0, 2.0])
         with pytest.raises(ValueError, match=r"^kind must be one of 'log', 'power'"):
             kerple_bias(pos, pos, r, r, kind="exp")
-        with pytest.raises(ValueError, match=r"^r2 must have the shape of r1"):
+        with pytest.raises(ValueError, match=r"^r2 must be of the shape of r1"):
             kerple_bias(pos, pos, r, floats(xp, [1.0]))
         with pytest.raises(TypeError, match=r"^r1 must be an array of a real floating dtype"):
             kerple_bias(pos, pos, pos, r)

@@ -355,7 +355,7 @@ class TestApplyRope:
     def test_bad_input(self, xp: Any) -> None:
         x, _ = random_x(xp, (3, 8))
         cos, sin = rope_cos_sin(positions_array(xp, [0, 1, 2]), rope_frequencies(8, xp=xp))
-        with pytest.raises(ValueError, match=r"^sin must have the shape of cos"):
+        with pytest.raises(ValueError, match=r"^sin must be of the shape of cos"):
             apply_rope(x, cos, sin[:2, ...])
         with pytest.raises(
             ValueError, match=r"^cos.shape\[-1\] must be even and <= x.shape\[-1\] = 4; got 8"
@@ -363,7 +363,7 @@ class TestApplyRope:
             apply_rope(x[..., :4], cos, sin)
         with pytest.raises(ValueError, match=r"^cos.shape\[-1\] must be even"):
             apply_rope(x, cos[..., :3], sin[..., :3])
-        with pytest.raises(ValueError, match=r"^cos.shape\[:-1\] must broadcast to x.shape\[:-1\] = \(2,\)"):
+        with pytest.raises(ValueError, match=r"^cos.shape\[:-1\] must be broadcastable to x.shape\[:-1\]"):
             apply_rope(x[:2, ...], cos, sin)
         with pytest.raises(TypeError, match=r"^x must be an array of a real floating dtype"):
             apply_rope(xp.asarray([[1, 2, 3, 4, 5, 6, 7, 8]]), cos, sin)

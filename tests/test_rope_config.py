@@ -163,30 +163,30 @@ class TestRopeConfigFromHf:
         ("config", "kwargs", "error", "match"),
         [
             ([("hidden_size", 8)], {}, TypeError, r"^config must be a mapping"),
-            ({"num_attention_heads": 8}, {}, ValueError, r"^config must contain 'head_dim' or both"),
+            ({"num_attention_heads": 8}, {}, ValueError, r"^config must be a mapping with 'head_dim' or"),
             (
                 {"head_dim": 64, "rope_scaling": {"type": "ntk-by-parts"}},
                 {},
                 ValueError,
-                r"^rope_type must be one of",
+                r"^config\['rope_scaling'\]\['rope_type'\] must be one of",
             ),
             (
                 {"head_dim": 64, "partial_rotary_factor": 1.5},
                 {},
                 ValueError,
-                r"^partial_rotary_factor must be <= 1.0",
+                r"^config\['partial_rotary_factor'\] must be <= 1.0",
             ),
             (
                 {"head_dim": 64, "rope_scaling": {"type": "linear"}},
                 {},
                 ValueError,
-                r"^scaling must contain 'factor'",
+                r"^config\['rope_scaling'\] must be a mapping that contains 'factor'",
             ),
             (
                 {"head_dim": 64, "rope_scaling": "linear"},
                 {},
                 TypeError,
-                r"^config\['rope_parameters'\] must be a mapping",
+                r"^config\['rope_scaling'\] must be a mapping",
             ),
             (
                 "gemma3_4b_v5",

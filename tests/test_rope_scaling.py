@@ -190,7 +190,6 @@ class TestRopeFrequencies:
             ({"mscale": 1.0, "mscale_all_dim": 1.0}, 1.0),  # DeepSeek-V3: the ratio is 1
             ({"mscale": 0.707, "mscale_all_dim": 1.0}, None),  # a real ratio
             ({"mscale": 1.0}, "default"),  # only one key: HF falls back to 0.1 ln s + 1
-            ({"mscale": 0, "mscale_all_dim": 1.0}, "default"),  # 0 is falsy in HF's `if mscale and ...`
             ({"attention_factor": 1.0, "mscale": 1.0, "mscale_all_dim": 0.5}, 1.0),  # explicit wins
         ],
     )
@@ -223,10 +222,22 @@ class TestRopeFrequencies:
         )
         check_inv_freq(only_max, mp_yarn(128, 10000.0, 4.0, 4096), xp)
 
-    def test_yarn_beta_or_defaults(self, xp: Any) -> None:
-        # HF: `rope.get("beta_fast") or 32`: an explicit 0 or None means the default
-        zeros = {**LLAMA2_YARN, "beta_fast": 0, "beta_slow": None}
-        check_inv_freq(frequencies(xp, 128, scaling=zeros), mp_yarn(128, 10000.0, 16.0, 4096), xp)
+    @pytest.mark.parametrize(
+        ("key", "value"),
+        [("beta_fast", 0), ("beta_slow", 0.0), ("mscale", 0), ("mscale_all_dim", 0.0), ("mscale", -100.0)],
+    )
+    def test_yarn_zero_or_negative_is_an_error_never_a_default(self, xp: Any, key: str, value: float) -> None:
+        # HF's `rope.get("beta_fast") or 32` and `if mscale and mscale_all_dim` read 0 as absent; a
+        # reference refuses the present-but-invalid value (mscale=-100 made the factor -11.3 before).
+        scaling = {**LLAMA2_YARN, "mscale": 1.0, "mscale_all_dim": 1.0, key: value}
+        pattern = rf"^scaling\['{key}'\] must be > 0\.0; got .*HF reads 0 as absent"
+        with pytest.raises(ValueError, match=pattern):
+            frequencies(xp, 128, scaling=scaling)
+
+    def test_yarn_beta_defaults(self, xp: Any) -> None:
+        # absent or None: the default (32, 1)
+        absent = {**LLAMA2_YARN, "beta_slow": None}
+        check_inv_freq(frequencies(xp, 128, scaling=absent), mp_yarn(128, 10000.0, 16.0, 4096), xp)
         custom = {**LLAMA2_YARN, "beta_fast": 16, "beta_slow": 2}
         check_inv_freq(
             frequencies(xp, 128, scaling=custom),
@@ -352,12 +363,12 @@ class TestRopeFrequenciesErrors:
             (
                 {"scaling": {"rope_type": "linear", "type": "yarn"}},
                 ValueError,
-                r"^scaling\['type'\] must equal",
+                r"^scaling\['type'\] must be equal to scaling\['rope_type'\]",
             ),
             (
                 {"scaling": {"rope_type": "linear"}},
                 ValueError,
-                r"^scaling must contain 'factor' for rope_type",
+                r"^scaling must be a mapping that contains 'factor' for rope_type",
             ),
             (
                 {"scaling": {"rope_type": "linear", "factor": 0.5}},
@@ -372,12 +383,12 @@ class TestRopeFrequenciesErrors:
             (
                 {"scaling": {"rope_type": "linear", "factor": 2, "beta_fast": 3}},
                 ValueError,
-                r"^scaling must only contain keys .* got 'beta_fast'",
+                r"^scaling must be a mapping with only the keys .* got the key 'beta_fast'",
             ),
             (
                 {"scaling": {**LLAMA2_YARN, "beta_fats": 3}},
                 ValueError,
-                r"^scaling must only contain keys .*\(did you mean 'beta_fast'\?\)",
+                r"^scaling must be a mapping with only the keys .*\(did you mean 'beta_fast'\?\)",
             ),
             (
                 {"scaling": {**LLAMA2_YARN, "beta_fast": 1, "beta_slow": 2}},
@@ -402,12 +413,12 @@ class TestRopeFrequenciesErrors:
             (
                 {"scaling": {"rope_type": "yarn", "factor": 4.0}},
                 ValueError,
-                r"^scaling must contain 'original_max_position_embeddings' or 'max_position_embeddings'",
+                r"^scaling must be a mapping that contains 'original_max_position_embeddings' or 'max_posi",
             ),
             (
                 {"scaling": {"rope_type": "yarn", "original_max_position_embeddings": 4096}},
                 ValueError,
-                r"^scaling must contain 'factor' or 'max_position_embeddings'",
+                r"^scaling must be a mapping that contains 'factor' or 'max_position_embeddings'",
             ),
             (
                 {
@@ -418,12 +429,12 @@ class TestRopeFrequenciesErrors:
                     }
                 },
                 ValueError,
-                r"^scaling\['factor'\] must be >= 1; got none",
+                r"^scaling\['factor'\] must be >= 1 \(none given, .*; got 2048 / 4096",
             ),
             (
                 {"scaling": {"rope_type": "dynamic", "factor": 2.0}},
                 ValueError,
-                r"^scaling must contain 'max_position_embeddings'",
+                r"^scaling must be a mapping that contains 'max_position_embeddings'",
             ),
             (
                 {"dim": 2, "scaling": {"rope_type": "ntk", "factor": 2.0}},
@@ -438,7 +449,7 @@ class TestRopeFrequenciesErrors:
             (
                 {"scaling": {**LLAMA31, "low_freq_factor": None}},
                 ValueError,
-                r"^scaling must contain 'low_freq_factor'",
+                r"^scaling must be a mapping that contains 'low_freq_factor'",
             ),
             (
                 {"scaling": {**LLAMA31, "original_max_position_embeddings": 8192.5}},
@@ -455,7 +466,7 @@ class TestRopeFrequenciesErrors:
                     }
                 },
                 ValueError,
-                r"^scaling\['short_factor'\] must have length dim // 2 = 4; got 3",
+                r"^scaling\['short_factor'\] must be a list of dim // 2 = 4 positive numbers; got 3 entries",
             ),
             (
                 {
@@ -478,12 +489,12 @@ class TestRopeFrequenciesErrors:
                     }
                 },
                 ValueError,
-                r"^scaling must contain 'short_factor'",
+                r"^scaling must be a mapping that contains 'short_factor'",
             ),
             (
                 {"scaling": {"rope_type": "default", "rope_theta": 5.0e5}},
                 ValueError,
-                r"^scaling\['rope_theta'\] must equal base",
+                r"^scaling\['rope_theta'\] must be equal to base",
             ),
             (
                 {"scaling": {"rope_type": "linear", "factor": 2.0, "partial_rotary_factor": 0.5}},

@@ -173,7 +173,7 @@ class TestT5Bucket:
                 r"^max_distance must be > the exact range",
             ),
             ({"bidirectional": 1}, TypeError, r"^bidirectional must be True or False"),
-            ({"num_buckets": 300}, ValueError, r"^num_buckets must fit relative.dtype"),
+            ({"num_buckets": 300}, ValueError, r"^num_buckets must be small enough that bucket 299 fits"),
         ],
     )
     def test_bad_options(self, xp, kwargs, error, pattern):
@@ -242,7 +242,7 @@ class TestT5Bias:
         q = ints(xp, [0])
         with pytest.raises(TypeError, match=r"^table must be an array of a real floating dtype"):
             t5_bias(q, q, ints(xp, [[1, 2]]))
-        with pytest.raises(ValueError, match=r"^table must have shape \[num_buckets, num_heads\]"):
+        with pytest.raises(ValueError, match=r"^table must be 2-dimensional; got shape \(32, 2, 1\)"):
             t5_bias(q, q, xp.ones((32, 2, 1), dtype=xp.float32))
         with pytest.raises(TypeError, match=r"^q_positions must be an array of an integer dtype"):
             t5_bias(xp.asarray([0.0]), q, xp.ones((32, 2), dtype=xp.float32))
