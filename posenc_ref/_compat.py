@@ -31,6 +31,7 @@ __all__ = [
     "array_namespace",
     "asarray",
     "compute_dtype",
+    "computes_with",
     "default_namespace",
     "device",
     "full",
@@ -75,7 +76,7 @@ def namespace_of(x: object) -> Any:
     """The array namespace of ``x``; ``None`` for anything that is not an array (None, scalars, lists)."""
     if is_mlx_array(x):
         return x.__array_namespace__()  # MLX rejects api_version=
-    if not array_api_compat.is_array_api_obj(x):
+    if isinstance(x, type) or not array_api_compat.is_array_api_obj(x):  # classes carry the method too
         return None
     return array_api_compat.array_namespace(x)
 
@@ -186,6 +187,14 @@ def index_dtype(xp: Any) -> Any:
 def index_bits(xp: Any) -> int:
     """Bits of :func:`index_dtype` (64, or 32 for JAX without x64)."""
     return int(xp.iinfo(index_dtype(xp)).max).bit_length() + 1  # MLX's iinfo has no .bits
+
+
+def computes_with(dtype: Any, xp: Any) -> bool:
+    """Whether ``xp`` has comparisons and reductions for the integer ``dtype``: not so for PyTorch's
+    uint16/uint32/uint64 (2.x stores them, but ``>=``, ``max`` and ``-`` raise NotImplementedError)."""
+    if array_api_compat.is_torch_namespace(xp):
+        return dtype not in (xp.uint16, xp.uint32, xp.uint64)
+    return True
 
 
 def widen(x: Any, xp: Any) -> Any:

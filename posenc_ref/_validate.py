@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,6 +40,7 @@ __all__ = [
     "check_finite_values",
     "check_float_array",
     "check_float_dtype",
+    "check_index",
     "check_int",
     "check_integer_array",
     "check_mask_array",
@@ -51,6 +53,7 @@ __all__ = [
     "check_real",
     "check_relative",
     "check_sequence",
+    "dtype_name",
     "namespace",
     "output_dtype",
     "text",
@@ -124,10 +127,14 @@ def type_error(name: str, rule: str, got: object, *, hint: str | None = None) ->
 
 def _kind(x: object) -> Any:
     """How a non-conforming argument is shown: an array's dtype, else the object itself."""
-    dtype = getattr(x, "dtype", None)
-    if dtype is not None and hasattr(x, "shape"):
-        return text(f"an array of dtype {dtype}")
+    if _compat.namespace_of(x) is not None:
+        return text(f"an array of dtype {dtype_name(x.dtype)}")
     return x
+
+
+def dtype_name(dtype: object) -> str:
+    """A dtype as messages show it: ``float32``, ``torch.float32``, ``mlx.core.int8``."""
+    return dtype.__name__ if isinstance(dtype, type) else str(dtype)  # NumPy's scalar types
 
 
 # --- Python scalars and options -----------------------------------------------------------------
@@ -302,11 +309,15 @@ def check_device(device: object, xp: Any) -> Any:
     return device
 
 
-def _is_dtype(dtype: object, xp: Any, kind: str) -> bool:
-    try:
-        return bool(xp.isdtype(dtype, kind))
-    except (TypeError, ValueError, AttributeError, KeyError):
-        return False
+def _is_dtype(dtype: object, xp: Any, kind: Any) -> bool:
+    """``xp.isdtype(dtype, kind)``; ``False`` for anything ``xp`` does not know as a dtype (another
+    library's dtype makes some backends warn or raise instead)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return bool(xp.isdtype(dtype, kind))
+        except Exception:  # each backend has its own error for a foreign object
+            return False
 
 
 def check_float_dtype(dtype: object, name: str, xp: Any, device: Any = None) -> Any:
@@ -314,10 +325,11 @@ def check_float_dtype(dtype: object, name: str, xp: Any, device: Any = None) -> 
     if isinstance(dtype, str):
         hint = f"pass the dtype object, e.g. xp.{dtype}, not its name" if dtype.isidentifier() else None
         raise type_error(name, f"a real floating dtype of {xp.__name__}", dtype, hint=hint)
-    if not _is_dtype(dtype, xp, "real floating"):
-        raise type_error(name, f"a real floating dtype of {xp.__name__}", dtype)
+    if _compat.namespace_of(dtype) is not None or not _is_dtype(dtype, xp, "real floating"):  # arrays too
+        raise type_error(name, f"a real floating dtype of {xp.__name__}", _kind(dtype))
     if dtype == xp.float64 and not _compat.has_float64(xp, device):
-        raise value_error(name, "float32 or narrower on this backend/device (no float64 here)", dtype)
+        rule = "float32 or narrower on this backend/device (no float64 here)"
+        raise value_error(name, rule, text(dtype_name(dtype)))
     return dtype
 
 
@@ -334,7 +346,7 @@ def check_compute_dtype(dtype: object, name: str, xp: Any, device: Any) -> Any:
         return _compat.compute_dtype(xp, device)
     check_float_dtype(dtype, name, xp, device)
     if dtype not in (xp.float32, xp.float64):
-        raise value_error(name, "float32 or float64", dtype)
+        raise value_error(name, "float32 or float64", text(dtype_name(dtype)))
     return dtype
 
 
@@ -389,6 +401,20 @@ def _limit(xp: Any) -> int:
     return min(POSITION_LIMIT, 2 ** (_compat.index_bits(xp) - 2))
 
 
+def _widened(x: Any, name: str, xp: Any) -> tuple[Any, bool]:
+    """``x`` in the index dtype, and whether that cast was exact for every value of ``x.dtype``.
+
+    A dtype wider than the index dtype (uint64) is returned as is (``False``),
+    unless the backend cannot compare it (PyTorch's uint64): then a ``TypeError``.
+    """
+    if int(xp.iinfo(x.dtype).max) <= int(xp.iinfo(_compat.index_dtype(xp)).max):
+        return _compat.widen(x, xp), True
+    if not _compat.computes_with(x.dtype, xp):
+        rule = f"an array of an integer dtype that {xp.__name__} compares and reduces (pass int64)"
+        raise type_error(name, rule, _kind(x))
+    return x, False
+
+
 def check_positions(x: Any, name: str, xp: Any, *, min_ndim: int = 0) -> Any:
     """Integer positions ``x``, checked (``|p| < 2**62``) and widened to the index dtype (int64).
 
@@ -400,32 +426,40 @@ def check_positions(x: Any, name: str, xp: Any, *, min_ndim: int = 0) -> Any:
     check_integer_array(x, name, xp, min_ndim=min_ndim)
     limit = _limit(xp)
     info = xp.iinfo(x.dtype)
+    x, exact = _widened(x, name, xp)
     if int(info.max) >= limit or int(info.min) <= -limit:
         span = value_range(x, xp)
         if span is not None and (span[0] <= -limit or span[1] >= limit):
             bound = int(math.log2(limit))
             rule = f"positions with |p| < 2**{bound} (so that every difference fits int64)"
             raise value_error(name, rule, text(f"values from {span[0]} to {span[1]}"))
-    return _compat.widen(x, xp)
+    return x if exact else _compat.widen(x, xp)
 
 
 def check_relative(x: Any, name: str, xp: Any) -> Any:
-    """Integer relative positions ``x`` in the index dtype, saturated at ``+-(2**63 - 1)``.
+    """Integer relative positions ``x`` in the index dtype; unsigned values above its maximum saturate.
 
     The callers (buckets, clipped indices) saturate far inside that range, so
-    saturating unsigned values above it, and ``-2**63`` (whose ``abs`` wraps),
-    changes no result; nothing is read back.
+    saturating changes no result; nothing is read back.  They clip before any
+    ``abs`` (``abs(-2**63)`` wraps).
     """
     check_integer_array(x, name, xp)
-    wide = _compat.index_dtype(xp)
-    top = int(xp.iinfo(wide).max)
-    info = xp.iinfo(x.dtype)
-    if int(info.max) > top:  # uint64: saturate before the cast so that large values cannot wrap
-        x = _compat.clip(x, 0, top, xp=xp)
-    x = _compat.widen(x, xp)
-    if int(info.min) < -top:
-        x = xp.maximum(x, _compat.full((), -top, xp=xp, dtype=wide, device=_compat.device(x)))
-    return x
+    x, exact = _widened(x, name, xp)
+    if exact:
+        return x
+    top = int(xp.iinfo(_compat.index_dtype(xp)).max)  # uint64: saturate before the cast
+    return _compat.widen(_compat.clip(x, 0, top, xp=xp), xp)
+
+
+def check_index(x: Any, name: str, xp: Any, *, rows: int, min_ndim: int = 0) -> Any:
+    """Integer row indices ``x`` into a table of ``rows`` rows, widened (read back where known)."""
+    check_integer_array(x, name, xp, min_ndim=min_ndim)
+    x, exact = _widened(x, name, xp)
+    span = value_range(x, xp)
+    if span is not None and (span[0] < 0 or span[1] >= rows):
+        rule = f"in [0, {rows}) for a table of {rows} rows"
+        raise value_error(name, rule, text(f"values from {span[0]} to {span[1]}"))
+    return x if exact else _compat.widen(x, xp)
 
 
 def check_position_pair(q_positions: Any, k_positions: Any, xp: Any) -> tuple[Any, Any]:

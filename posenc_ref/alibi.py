@@ -114,7 +114,7 @@ def alibi_slopes(
     TypeError
         For a non-integer ``num_heads``, a non-real ``max_bias`` or a non-float ``dtype``.
     ValueError
-        If ``num_heads < 1`` or ``max_bias <= 0``.
+        If ``num_heads < 1`` or above ``2**15``, or ``max_bias <= 0``.
 
     Notes
     -----
@@ -125,8 +125,11 @@ def alibi_slopes(
     :math:`2^{-\beta (2k-1)/(2c)}` (Press et al., ``get_slopes``).  HF BLOOM,
     Falcon, MPT (``p = 2**ceil(log2 n)``, ``cat(s[1::2], s[::2])[:n]``),
     keras-hub and MLX (since PR #3071) give the same values.  Each slope is
-    :math:`2^{-e}` evaluated directly on the host (correctly rounded for every
-    head count tested); the original's float64 ``start * ratio**i`` accumulates
+    :math:`2^{-e}` with the exponent :math:`e` exact (``max_bias`` taken as the
+    exact value of its float) and rounded once to float64: exact for integer
+    :math:`e`, else from 40-digit decimal arithmetic, so correctly rounded for
+    any ``max_bias`` (a float ``2.0 ** -e`` rounds :math:`e` first and is off
+    by an ulp for most slopes of ``max_bias=7.3``); the original's float64 ``start * ratio**i`` accumulates
     rounding (38 ulp off at 112 heads), which vanishes once rounded to float32.
     The pre-#3071 MLX rule :math:`2^{-8k/n}` agrees only for powers of two.
 
@@ -197,7 +200,9 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
     TypeError
         For non-integer positions or non-float slopes.
     ValueError
-        For an unknown ``form`` or slopes without a head axis.
+        For an unknown ``form``, slopes without a head axis, leading
+        dimensions that do not broadcast, or a position with
+        :math:`|p| \ge 2^{62}` (read back on eager 64-bit arrays).
 
     Notes
     -----
@@ -206,6 +211,9 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
         \text{causal: } b_{h,i,j} = m_h\,k_j
 
     For :math:`k_j \le q_i`: causal :math:`=` symmetric :math:`+\, m_h q_i`.
+    Positions of any integer dtype are widened to int64 before subtracting
+    (see :func:`posenc_ref.relative_positions`), so ``uint8`` positions 0 and 1
+    give the distance 1, not 255.
     """
     xp = namespace(q_positions=q_positions, k_positions=k_positions, slopes=slopes)
     q, k = check_position_pair(q_positions, k_positions, xp)

@@ -81,8 +81,9 @@ def sandwich_bias(
     TypeError
         For non-integer positions or options of the wrong type.
     ValueError
-        For ``num_heads < 1``, a ``dim`` that is not a positive even integer, or
-        ``base <= 1``.
+        For ``num_heads`` outside ``[1, 2**15]``, a ``dim`` that is not an even
+        integer in ``[2, 2**15]``, ``base <= 1``, or positions with
+        :math:`|p| \ge 2^{62}` (read back on eager 64-bit arrays).
 
     Notes
     -----

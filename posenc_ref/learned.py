@@ -84,7 +84,8 @@ def learned(table: Any, positions: Any, /, *, offset: str = "plain", padding_idx
         ``positions`` is not an integer array.
     ValueError
         ``table`` is not 2-D with at least one row; an unknown ``offset``;
-        ``padding_idx`` given without ``offset="roberta"`` or negative; a
+        ``padding_idx`` given without ``offset="roberta"``, negative or not a
+        row of the table; a
         position whose row falls outside the table (the message names the
         largest or smallest position and the number of rows).  The range
         check needs the values, so it is skipped for Dask arrays and under
@@ -155,7 +156,8 @@ def interpolate_table(table: Any, /, new_length: int) -> Any:
     TypeError
         ``table`` is not of a real floating dtype; ``new_length`` is not an int.
     ValueError
-        ``table`` is not 2-D with at least one row; ``new_length < 1``.
+        ``table`` is not 2-D with at least one row; ``new_length < 1``, or an
+        output above ``2**30`` elements (8 GiB in float64).
 
     Notes
     -----
@@ -226,7 +228,7 @@ def token_positions(mask: Any, /, *, cache_length: int = 0) -> Any:
     TypeError
         ``mask`` is not a bool or integer array; ``cache_length`` not an int.
     ValueError
-        ``mask`` has no dimensions; ``cache_length < 0``.
+        ``mask`` has no dimensions; ``cache_length`` outside ``[0, 2**62]``.
 
     Notes
     -----
@@ -257,5 +259,8 @@ def token_positions(mask: Any, /, *, cache_length: int = 0) -> Any:
         reason=_validate.POSITION_REASON,
     )
     idx = _compat.index_dtype(xp)
-    real = xp.astype(mask != 0, idx) if xp.isdtype(mask.dtype, "integral") else xp.astype(mask, idx)
+    if xp.isdtype(mask.dtype, "integral"):  # the cast keeps zero and non-zero apart (uint64 too)
+        real = xp.astype(xp.astype(mask, idx) != 0, idx)
+    else:
+        real = xp.astype(mask, idx)
     return (xp.cumulative_sum(real, axis=-1) + cache_length) * real - 1

@@ -265,7 +265,9 @@ def mrope_position_ids(
     Raises
     ------
     TypeError, ValueError
-        For malformed segments or a negative ``time_interval``.
+        For malformed segments, a negative ``time_interval``, more than
+        ``2**30 / 3`` tokens in all (the ids would exceed 8 GiB), or ids
+        reaching ``2**62``.
 
     Notes
     -----
@@ -352,7 +354,8 @@ def vision_position_ids(
     Raises
     ------
     TypeError, ValueError
-        For non-positive sizes or a grid not divisible by ``merge_size``.
+        For non-positive sizes, more than ``2**29`` patches, or a grid not
+        divisible by ``merge_size``.
 
     References
     ----------

@@ -71,8 +71,9 @@ def causal_mask(
     TypeError
         For non-integer positions or options.
     ValueError
-        For a window or chunk size below 1, or negative positions with
-        ``chunk_size`` (checked on eager arrays).
+        For a window or chunk size below 1 or above ``2**62``, positions with
+        :math:`|p| \ge 2^{62}`, or negative positions with ``chunk_size``
+        (the value checks run on eager arrays).
 
     Notes
     -----
@@ -81,7 +82,9 @@ def causal_mask(
         [\lfloor k_j / C \rfloor = \lfloor q_i / C \rfloor]
 
     with the last two factors only when ``sliding_window`` (:math:`W`) or
-    ``chunk_size`` (:math:`C`) is given.
+    ``chunk_size`` (:math:`C`) is given.  Positions of any integer dtype are
+    widened to int64 first, so :math:`q_i - k_j` never wraps (int8 positions
+    127 and -128 are 255 apart, not -1).
     """
     xp = namespace(q_positions=q_positions, k_positions=k_positions)
     q, k = check_position_pair(q_positions, k_positions, xp)
@@ -140,7 +143,9 @@ def llama4_attn_scale(
     TypeError
         For non-integer positions or non-real options.
     ValueError
-        For ``floor_scale <= 0`` or negative positions (checked on eager arrays).
+        For ``floor_scale`` outside ``(0, 2**62]`` or negative positions
+        (checked on eager arrays).  Positions of any integer dtype are widened
+        to int64 first (int8 positions work with ``floor_scale=8192``).
 
     Notes
     -----

@@ -22,6 +22,7 @@ from ._validate import (
     broadcast_shapes,
     check_choice,
     check_float_array,
+    check_index,
     check_int,
     check_integer_array,
     check_position_pair,
@@ -191,14 +192,17 @@ def shaw_index(
     Returns
     -------
     array, same shape and dtype as ``relative``
-        Indices in ``[0, shaw_table_rows(max_distance, convention=convention))``.
+        Indices in ``[0, shaw_table_rows(max_distance, convention=convention))``,
+        computed in int64 (the clip and shift never wrap in a narrow dtype).
 
     Raises
     ------
     TypeError
         If ``relative`` is not an integer array or ``max_distance`` has the wrong type.
     ValueError
-        For a bad ``max_distance`` or ``convention``, and for ``convention="bert"``
+        For a bad ``max_distance`` or ``convention``, a table whose last row
+        does not fit ``relative.dtype`` (int8 with ``max_distance=64`` needs
+        row 128), and for ``convention="bert"``
         when a relative position falls outside the table (HF raises a bare index
         error there, transformers#17026).  That check reads the data; it is skipped
         where values are unknown (Dask, JAX under ``jit``).
@@ -247,12 +251,7 @@ def _check_table_index(index: Any, table: Any, xp: Any) -> Any:
     """``index`` in the index dtype, checked against ``table`` (``[rows, depth]``)."""
     check_integer_array(index, "index", xp, min_ndim=2)
     check_float_array(table, "table", xp, ndim=2)
-    rows = table.shape[0]
-    span = value_range(index, xp)
-    if span is not None and (span[0] < 0 or span[1] >= rows):
-        rule = f"in [0, {rows}) for a table of {rows} rows"
-        raise value_error("index", rule, text(f"values from {span[0]} to {span[1]}"))
-    return _compat.widen(index, xp)
+    return check_index(index, "index", xp, rows=table.shape[0], min_ndim=2)
 
 
 def _swap_last(x: Any, xp: Any) -> Any:

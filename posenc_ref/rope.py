@@ -27,11 +27,13 @@ from ._validate import (
     check_int,
     check_positions,
     check_real,
+    dtype_name,
     namespace,
     output_dtype,
     text,
     type_error,
     value_error,
+    value_range,
 )
 from .rope_scaling import RopeFrequencies
 
@@ -106,7 +108,9 @@ def rope_cos_sin(
         Token positions ``m`` (KV-cache offsets, per-batch rows, single
         decoding steps).  Negative values rotate backwards.
     freqs : RopeFrequencies
-        From :func:`posenc_ref.rope_frequencies`, or built from an
+        From :func:`posenc_ref.rope_frequencies` or
+        :meth:`RopeFrequencies.from_inv_freq` (both carry exact turns and work
+        with positions of any namespace), or built directly from an
         ``inv_freq`` array (its values, cast to the compute dtype, are then
         taken as exact and must share the namespace of ``positions``).
     layout : {"half", "interleaved"}, optional
@@ -128,10 +132,12 @@ def rope_cos_sin(
     ------
     TypeError
         ``positions`` not an integer array, ``freqs`` not a RopeFrequencies,
-        ``dtype`` not a floating dtype.
+        ``dtype`` not a floating dtype object (a string such as
+        ``"float32"`` included: pass ``xp.float32``).
     ValueError
         Unknown ``layout`` (aliases such as ``"neox"`` are named in the
-        message), float64 requested where it does not exist.
+        message), float64 requested where it does not exist, positions with
+        :math:`|p| \ge 2^{62}`.
 
     Notes
     -----
@@ -277,6 +283,20 @@ def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
     return xp.concat([rotated, x[..., width:]], axis=-1)
 
 
+def _check_xpos_range(
+    shifted: Any, scale_base: float, log_zeta: float, dtype: Any, offset: int, xp: Any
+) -> None:
+    """A ``ValueError`` when a scale ``exp(+-(m - c)/B ln zeta_0)`` would overflow ``dtype`` (read back)."""
+    span = value_range(shifted, xp)
+    ceiling = math.log(float(xp.finfo(dtype).max))
+    if span is not None and log_zeta and max(-span[0], span[1]) / scale_base * log_zeta > ceiling:
+        limit = ceiling * scale_base / log_zeta
+        rule = (
+            f"within {limit:.6g} of offset={offset} (farther, the xPos scales overflow {dtype_name(dtype)})"
+        )
+        raise value_error("positions", rule, text(f"values from {span[0] + offset} to {span[1] + offset}"))
+
+
 def xpos_scale(
     positions: Any,
     /,
@@ -326,15 +346,20 @@ def xpos_scale(
     TypeError
         ``positions`` not an integer array; ``dim`` not an integer.
     ValueError
-        ``dim`` odd, ``scale_base <= 0``, ``gamma <= 0``, unknown ``layout``.
+        ``dim`` odd or above 2**15, ``scale_base <= 0``, ``gamma <= 0``,
+        ``|offset| >= 2**62``, unknown ``layout``, positions whose scales
+        would overflow the output dtype.
 
     Notes
     -----
     .. math:: \zeta_i = \frac{2i/d + \gamma}{1 + \gamma}, \quad i < d/2,
 
-    computed as :math:`\exp(\pm (m-c)/B \cdot \ln\zeta_i)`; far from the
-    centre the scales overflow or underflow (:math:`|m - c| \gtrsim 700 B /
-    |\ln\zeta_0|` in float64), which is why implementations centre them.
+    computed as :math:`\exp(\pm (m-c)/B \cdot \ln\zeta_i)` (float64-accurate
+    on MLX too, whose own float64 ``exp`` has float32 accuracy).  Far from the
+    centre the scales overflow (:math:`|m - c| > B \ln(\text{max}) /
+    |\ln\zeta_0|`, about :math:`710 B / |\ln\zeta_0|` in float64): such
+    positions are refused (checked on eager arrays), which is why
+    implementations centre them.
 
     References
     ----------
@@ -355,6 +380,7 @@ def xpos_scale(
     log_zeta = [math.log((2 * i / dim + gamma) / (1 + gamma)) for i in range(dim // 2)]
     log_zeta_arr = _compat.asarray(log_zeta, xp=xp, dtype=work, device=device)
     shifted = positions - offset if offset else positions  # int64: |p - c| < 2**63, no wrap
+    _check_xpos_range(shifted, scale_base, max(abs(v) for v in log_zeta), out, offset, xp)
     power = xp.astype(xp.expand_dims(shifted, axis=-1), work) / scale_base
     q_scale, k_scale = exp(power * log_zeta_arr, xp=xp), exp(-power * log_zeta_arr, xp=xp)
     return xp.astype(_expand(q_scale, layout, xp), out), xp.astype(_expand(k_scale, layout, xp), out)

@@ -65,6 +65,13 @@ class RopeConfig:
     scaling: dict[str, Any]
     max_position_embeddings: int | None = None
 
+    def __post_init__(self) -> None:
+        check_int(self.head_dim, "head_dim", maximum=MAX_CHANNELS)
+        check_int(self.dim, "dim", maximum=self.head_dim)
+        if self.max_position_embeddings is not None:
+            _length(self.max_position_embeddings, "max_position_embeddings")
+        exact_frequencies(self.dim, self.base, self.scaling, None)  # dim, base and every scaling key
+
     @property
     def rope_type(self) -> str:
         """The scaling type, one of ``SCALING_TYPES``."""
@@ -85,21 +92,16 @@ class RopeConfig:
         )
 
 
-def _present(config: Mapping[str, Any], key: str) -> Any:
-    """``config[key]``, or ``None`` when the key is missing or null (only then a default applies)."""
-    return config.get(key)
-
-
 def _rope_dict(config: Mapping[str, Any], layer_type: str | None) -> tuple[dict[str, Any], bool, str]:
     """The scaling dict for ``layer_type`` (a copy), whether the config is per-layer, and its name."""
-    key = "rope_parameters" if _present(config, "rope_parameters") is not None else "rope_scaling"
+    key = "rope_parameters" if config.get("rope_parameters") is not None else "rope_scaling"
     name = f"config[{key!r}]"
-    params = _present(config, key)
+    params = config.get(key)
     if params is None:
         params = {}
     if not isinstance(params, Mapping):
         raise type_error(name, "a mapping or null", params)
-    layer_types = _present(config, "layer_types")
+    layer_types = config.get("layer_types")
     if layer_types is not None:
         entries = check_sequence(layer_types, "config['layer_types']", rule="a list of layer type names")
         layer_types = [v if isinstance(v, str) else str(v) for v in entries]
@@ -124,9 +126,9 @@ def _rope_dict(config: Mapping[str, Any], layer_type: str | None) -> tuple[dict[
 def _head_dim(config: Mapping[str, Any]) -> tuple[int, str]:
     """The per-head width and the key it came from."""
     for key in ("qk_rope_head_dim", "head_dim"):
-        if _present(config, key) is not None:
+        if config.get(key) is not None:
             return check_int(config[key], f"config[{key!r}]", maximum=MAX_CHANNELS), f"config[{key!r}]"
-    hidden, heads = _present(config, "hidden_size"), _present(config, "num_attention_heads")
+    hidden, heads = config.get("hidden_size"), config.get("num_attention_heads")
     if hidden is None or heads is None:
         rule = "a mapping with 'head_dim' or both 'hidden_size' and 'num_attention_heads'"
         raise value_error("config", rule, text(f"keys {sorted(map(str, config))[:12]}"))
@@ -137,11 +139,11 @@ def _head_dim(config: Mapping[str, Any]) -> tuple[int, str]:
     ), "config['hidden_size']"
 
 
-def _length(config: Mapping[str, Any], key: str) -> int | None:
-    value = _present(config, key)
+def _length(value: object, name: str) -> int | None:
+    """A context length (``None`` stays ``None``): a positive integer below 2**62."""
     if value is None:
         return None
-    return check_int(value, f"config[{key!r}]", maximum=POSITION_LIMIT, reason=POSITION_REASON)
+    return check_int(value, name, maximum=POSITION_LIMIT, reason=POSITION_REASON)
 
 
 def _scaling(config: Mapping[str, Any], params: dict[str, Any], nested: bool, name: str) -> dict[str, Any]:
@@ -154,11 +156,13 @@ def _scaling(config: Mapping[str, Any], params: dict[str, Any], nested: bool, na
         params.pop(key, None)
     check_choice(rope_type, f"{name}['rope_type']", SCALING_TYPES)
     scaling = {"rope_type": rope_type, **params}
-    limit = _length(config, "max_position_embeddings")
+    limit = _length(config.get("max_position_embeddings"), "config['max_position_embeddings']")
     if rope_type in _NEEDS_LIMIT and limit is not None:
         scaling.setdefault("max_position_embeddings", limit)
     if rope_type in _NEEDS_ORIGINAL:
-        top = _length(config, "original_max_position_embeddings")
+        top = _length(
+            config.get("original_max_position_embeddings"), "config['original_max_position_embeddings']"
+        )
         if top is not None and not nested:  # Phi-3: the top-level value wins (HF v5)
             scaling["original_max_position_embeddings"] = top
         elif limit is not None:
@@ -173,7 +177,7 @@ def _setting(
     value = params.pop(key, None)
     if value is not None:
         return value, f"{name}[{key!r}]"
-    value = _present(config, key)
+    value = config.get(key)
     return (default, key) if value is None else (value, f"config[{key!r}]")
 
 
@@ -209,8 +213,13 @@ def rope_config_from_hf(config: Mapping[str, Any], *, layer_type: str | None = N
         Values of the wrong type.
     ValueError
         No head size, per-layer config without a valid ``layer_type``,
-        unknown scaling type, ``partial_rotary_factor`` outside (0, 1], or
-        any scaling key that :func:`posenc_ref.rope_frequencies` refuses.
+        unknown scaling type, ``rope_theta <= 1``, ``partial_rotary_factor``
+        outside (0, 1] or rotating an odd number of channels, or any scaling
+        key that :func:`posenc_ref.rope_frequencies` refuses.  A key that is
+        missing or ``null`` takes its default; a key that is present is
+        always checked, so ``rope_theta: 0`` or ``head_dim: 0`` is an error,
+        never the default.  Messages name the key as it appears in the
+        config (``config['rope_scaling']['factor']``).
 
     Notes
     -----
@@ -247,6 +256,6 @@ def rope_config_from_hf(config: Mapping[str, Any], *, layer_type: str | None = N
         culprit, got = (head_name, head_dim) if proportion == 1.0 else (proportion_name, proportion)
         rule = f"a value that rotates an even, positive number of channels (head_dim {head_dim} -> dim {dim})"
         raise value_error(culprit, rule, got)
-    limit = _length(config, "max_position_embeddings")
+    limit = _length(config.get("max_position_embeddings"), "config['max_position_embeddings']")
     exact_frequencies(dim, base, scaling, None, scaling_name=name)  # validate every key now, not at first use
     return RopeConfig(dim=dim, head_dim=head_dim, base=base, scaling=scaling, max_position_embeddings=limit)

@@ -284,10 +284,13 @@ def sinusoidal(
         ``positions`` is not an integer array, ``dtype`` is not a real floating
         dtype, an option is unknown for the convention, or has the wrong type.
     ValueError
-        ``dim < 1``; an unknown ``convention``; an option out of range
-        (bases, timescales and frequencies must be positive); ``dim`` in
-        {2, 3} for ``"fairseq"`` or odd ``dim`` for ``"mlx"``; a fairseq
-        position before row 0; ``dtype`` float64 where it is unavailable.
+        ``dim < 1`` or above ``2**15``; an unknown ``convention``; an option
+        out of range (``base`` must be > 1, timescales and frequencies
+        positive, and no frequency above ``2**20`` turns per position, where
+        the 42-digit host frequencies would no longer give exact phases);
+        ``dim`` in {2, 3} for ``"fairseq"`` or odd ``dim`` for ``"mlx"``; a
+        fairseq position before row 0; positions with :math:`|p| \ge 2^{62}`;
+        ``dtype`` float64 where it is unavailable.
 
     Notes
     -----

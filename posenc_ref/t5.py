@@ -168,8 +168,9 @@ def t5_bucket(
         If ``relative`` is not an integer array (float positions would make the
         bucket depend on rounding) or an option has the wrong type.
     ValueError
-        If ``num_buckets < 2`` (``< 4`` bidirectional), ``max_distance <=
-        max_exact``, or ``num_buckets - 1`` does not fit ``relative.dtype``.
+        If ``num_buckets < 2`` (``< 4`` bidirectional) or above 4096,
+        ``max_distance <= max_exact`` or above ``2**62``, or ``num_buckets - 1``
+        does not fit ``relative.dtype``.
 
     Notes
     -----
@@ -185,6 +186,11 @@ def t5_bucket(
     plus :math:`B` when bidirectional and :math:`r > 0`.  The floor is evaluated
     exactly by comparing :math:`n` with integer thresholds
     (:func:`t5_bucket_thresholds`), not with a float ``log``.
+
+    Dtype rule: ``relative`` of any integer dtype is widened to int64 before
+    ``abs`` and the comparisons (``abs`` of int8 -128 wraps to -128), and the
+    buckets are cast back to ``relative.dtype``; unsigned values beyond int64
+    saturate, which gives the same (last) bucket.
     """
     xp = namespace(relative=relative)
     wide = check_relative(relative, "relative", xp)
@@ -215,6 +221,7 @@ def _count_buckets(
     """Buckets by counting thresholds (fallback for a huge saturation distance)."""
     dtype = relative.dtype
     top = int(xp.iinfo(dtype).max)
+    relative = _compat.clip(relative, -top, top, xp=xp)  # abs(-2**63) would wrap; buckets saturate anyway
     if bidirectional:
         offset = xp.astype(relative > 0, dtype) * half
         n = xp.abs(relative)

@@ -87,6 +87,19 @@ class TestShawIndex:
         assert_equal(shaw_index(ints(xp, rel), max_pos, convention="bert"), expected, xp=xp)
         assert shaw_table_rows(5, convention="bert") == 9
 
+    def test_narrow_relative_does_not_wrap(self, xp):
+        # main: clip(rel, -64, 64) + 64 wrapped in int8 (row 128 became -128)
+        with pytest.raises(
+            ValueError, match=r"^max_distance must be small enough that the last row 128 fits"
+        ):
+            shaw_index(ints(xp, [100], dtype=xp.int8), 64)
+        rel = [-128, -61, 0, 61, 127]
+        out = shaw_index(ints(xp, rel, dtype=xp.int8), 60)  # 121 rows: every index fits int8
+        assert_equal(out, [max(-60, min(60, r)) + 60 for r in rel], xp=xp, dtype=xp.int8)
+        unsigned = [0, 3, 255]
+        out = shaw_index(ints(xp, unsigned, dtype=xp.uint8), (100, 100))
+        assert_equal(out, [min(100, r) + 100 for r in unsigned], xp=xp, dtype=xp.uint8)
+
     def test_bert_outside_the_table_is_an_error(self, xp, library):
         if not _compat.values_known(ints(xp, [0])):
             pytest.skip(f"{library.value}: values are not known without computing (check skipped by design)")
