@@ -107,10 +107,10 @@ def _rope_dict(config: Mapping[str, Any], layer_type: str | None) -> tuple[dict[
         layer_types = [v if isinstance(v, str) else str(v) for v in entries]
     else:
         layer_types = []
-    nested = bool(params) and all(isinstance(v, Mapping) for v in params.values())
-    nested = nested and (not layer_types or set(map(str, params)) <= set(layer_types))
+    nested = bool(params) and all(isinstance(k, str) and isinstance(v, Mapping) for k, v in params.items())
+    nested = nested and (not layer_types or set(params) <= set(layer_types))
     if nested:
-        kinds = sorted(map(str, params))
+        kinds = sorted(params)
         if layer_type is None:
             raise value_error("layer_type", f"one of {kinds} for this per-layer RoPE config", None)
         kind = check_choice(layer_type, "layer_type", kinds)

@@ -314,6 +314,8 @@ def _hostile(xp: Any) -> list[Any]:
         {"head_dim": 64, "layer_types": 5},
         {"hidden_size": 64, "num_attention_heads": 0},
         {"head_dim": 64, "rope_parameters": {"full": {"rope_type": "su"}}, "layer_types": ["full"]},
+        {"head_dim": 8, "rope_parameters": {1: {"rope_type": "default"}}, "layer_types": [1]},
+        {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64, "truncate": "yes"},
         [2, (1, -1, 2)],
         [(2**40, 2**40, 2)],
         [2**40],
