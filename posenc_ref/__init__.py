@@ -4,6 +4,21 @@ Every function is written against the Python array API standard and runs
 unchanged on NumPy, CuPy, MLX, and (through array-api-compat) PyTorch, JAX and
 Dask.  See README.md and the documentation for the conventions each option
 matches.
+
+Rules every function shares:
+
+* Positions of any integer dtype (unsigned and narrow ones included) are
+  widened to int64 before any arithmetic, so differences never wrap; they must
+  satisfy ``|p| < 2**62`` (checked where values are readable: not on Dask or
+  under ``jax.jit``).
+* ``xp=`` takes a namespace or the plain library module (``numpy``, ``torch``,
+  ``mlx.core``, ``array_api_strict``, ``dask.array``, ``jax.numpy``); dtypes are
+  dtype objects (``xp.float32``), never strings.
+* Sizes that only steer host work or allocations are bounded (``dim`` and
+  heads 2**15, T5 buckets 2**12, arrays built from sizes alone 2**30
+  elements), so a mistaken size fails at once.
+* Bad input raises ``ValueError`` or ``TypeError`` whose message starts
+  ``"<parameter> must be <rule>; got <value>"``.
 """
 
 from __future__ import annotations

@@ -48,11 +48,25 @@ from typing import Any
 
 from . import _compat
 
-__all__ = ["PI", "cos_sin", "cos_sin_small", "cos_sin_turns", "exp"]
+__all__ = ["PI", "cos_sin", "cos_sin_small", "cos_sin_turns", "exp", "power_turns"]
 
 # pi to 80 significant digits; the library's only high-precision constant.
 PI = decimal.Decimal("3.1415926535897932384626433832795028841971693993751058209749445923078164062862090")
 _INV_TWO_PI = 1 / (2 * Fraction(PI))
+_TURNS_CONTEXT = decimal.Context(prec=42)  # host-side frequencies: 42 digits cover 2**-139
+
+
+def power_turns(base: float, dim: int, exponents: range) -> tuple[decimal.Decimal, ...]:
+    """``base**(-2k/dim) / (2 pi)`` for ``k`` in ``exponents``, to 42 digits (Vaswani and Sandwich).
+
+    ``base`` is read as the decimal number it prints as (``1e4`` is exactly 10**4).
+    """
+    ctx = _TURNS_CONTEXT
+    log_base = ctx.ln(decimal.Decimal(repr(float(base))))
+    two_pi = ctx.multiply(2, PI)
+    return tuple(
+        ctx.divide(ctx.exp(ctx.multiply(ctx.divide(-2 * k, dim), log_base)), two_pi) for k in exponents
+    )
 
 
 @dataclass(frozen=True)
@@ -317,12 +331,15 @@ _LN2_LO = 1.90821492927058770002e-10
 
 
 def exp(x: Any, *, xp: Any) -> Any:
-    """``exp(x)`` for ``x <= 0`` (``-inf`` gives 0), float64-accurate on MLX too: there
-    ``2**n (expm1(r) + 1)``, ``x = n ln2 + r``, with MLX's accurate ``expm1`` and an exact ``2**n``."""
+    """``exp(x)``, float64-accurate on MLX too: there ``2**a (2**b (expm1(r) + 1))`` with
+    ``x = (a + b) ln2 + r``, MLX's accurate ``expm1`` and exact powers of two (``a, b`` halves of
+    the exponent, so that only the last product can under- or overflow).  Arguments beyond
+    ``+-800`` (where float64 under- or overflows anyway, ``+-inf`` included) are clamped first."""
     if x.dtype != xp.float64 or _compat.has_accurate_float64_math(xp):
         return xp.exp(x)
-    x = xp.maximum(x, -800.0)  # exp(-800) underflows to 0 anyway; keeps -inf out of the reduction
+    x = xp.clip(x, -800.0, 800.0)  # keeps +-inf out of the reduction; exp(+-800) is 0 or inf anyway
     n = xp.round(x * (1.0 / math.log(2.0)))
     r = (x - n * _LN2_HI) - n * _LN2_LO
     two = _compat.asarray(2.0, xp=xp, dtype=x.dtype, device=_compat.device(x))
-    return (xp.expm1(r) + 1.0) * xp.pow(two, n)
+    half = xp.floor(n / 2.0)
+    return ((xp.expm1(r) + 1.0) * xp.pow(two, n - half)) * xp.pow(two, half)

@@ -1,8 +1,10 @@
 """Namespace, device and dtype handling: the only place that knows backend quirks.
 
-Library code resolves ``xp`` with :func:`array_namespace`, creates arrays with
+Public functions resolve ``xp`` with ``_validate.namespace`` (arrays, through
+:func:`namespace_of`) or ``_validate.check_namespace`` (``xp=``, through
+:func:`normalize_namespace`), create arrays with
 :func:`asarray`, :func:`arange`, :func:`zeros` and :func:`full` (which put them on
-the given device), and picks the precision of intermediate results with
+the given device), and pick the precision of intermediate results with
 :func:`compute_dtype`.  Nothing else in ``posenc_ref`` imports array-api-compat,
 numpy or mlx.
 
@@ -17,7 +19,9 @@ array-api-compat does not wrap it.  Its differences live here and only here:
 
 from __future__ import annotations
 
+import importlib
 import sys
+import types
 from typing import Any
 
 import array_api_compat
@@ -27,14 +31,21 @@ __all__ = [
     "array_namespace",
     "asarray",
     "compute_dtype",
+    "computes_with",
+    "default_namespace",
     "device",
     "full",
     "has_float64",
+    "index_bits",
     "index_dtype",
     "is_lazy",
     "is_mlx_array",
     "is_mlx_namespace",
+    "namespace_of",
+    "normalize_namespace",
+    "pairwise_difference",
     "to_numpy",
+    "widen",
     "zeros",
 ]
 
@@ -54,31 +65,52 @@ def _is_array(x: object) -> bool:
     return is_mlx_array(x) or array_api_compat.is_array_api_obj(x)
 
 
-def array_namespace(*arrays: object, xp: Any = None) -> Any:
-    """The array namespace of ``arrays`` (``None`` and Python scalars ignored).
+def default_namespace() -> Any:
+    """NumPy through array-api-compat: the namespace of builders called without ``xp``."""
+    import array_api_compat.numpy as compat_numpy
 
-    An explicit ``xp`` wins; a plain ``numpy`` module is replaced by
-    array-api-compat's wrapper so that standard names (``concat``, ``pow``,
-    ``permute_dims``) exist.  With neither arrays nor ``xp``, NumPy is used.
-    """
-    if xp is not None:
-        if getattr(xp, "__name__", None) == "numpy":
-            import array_api_compat.numpy as compat_numpy
+    return compat_numpy
 
-            return compat_numpy
-        return xp
-    real = [a for a in arrays if a is not None and _is_array(a)]
-    if not real:
-        import array_api_compat.numpy as compat_numpy
 
-        return compat_numpy
-    mlx_arrays = [a for a in real if is_mlx_array(a)]
-    if mlx_arrays:
-        if len(mlx_arrays) != len(real):
-            msg = "arrays must all come from one library; got a mix of MLX and other arrays"
-            raise TypeError(msg)
-        return real[0].__array_namespace__()
-    return array_api_compat.array_namespace(*real)
+def namespace_of(x: object) -> Any:
+    """The array namespace of ``x``; ``None`` for anything that is not an array (None, scalars, lists)."""
+    if is_mlx_array(x):
+        return x.__array_namespace__()  # MLX rejects api_version=
+    if isinstance(x, type) or not array_api_compat.is_array_api_obj(x):  # classes carry the method too
+        return None
+    return array_api_compat.array_namespace(x)
+
+
+#: Plain library modules and the array-api-compat namespace that stands for each.
+_WRAPPED = {
+    "numpy": "array_api_compat.numpy",
+    "torch": "array_api_compat.torch",
+    "cupy": "array_api_compat.cupy",
+    "dask.array": "array_api_compat.dask.array",
+}
+
+
+def normalize_namespace(xp: object) -> Any:
+    """The namespace for a module given as ``xp=``: plain ``numpy``, ``torch``, ``cupy`` and
+    ``dask.array`` become array-api-compat's wrappers (which have the standard names); others are
+    kept when they look like array namespaces (``asarray``, ``isdtype``, ``float32``), else ``None``."""
+    if not isinstance(xp, types.ModuleType):
+        return None
+    wrapper = _WRAPPED.get(xp.__name__)
+    if wrapper is not None:
+        return importlib.import_module(wrapper)
+    standard = all(hasattr(xp, name) for name in ("asarray", "isdtype", "float32", "int64", "arange"))
+    return xp if standard else None
+
+
+def array_namespace(*arrays: object) -> Any:
+    """The namespace of the first array among ``arrays`` (NumPy if none); callers that take several
+    arrays check that they agree with ``_validate.namespace``."""
+    for x in arrays:
+        xp = namespace_of(x)
+        if xp is not None:
+            return xp
+    return default_namespace()
 
 
 def is_lazy(x: object) -> bool:
@@ -140,21 +172,9 @@ def has_float64(xp: Any, device: Any = None) -> bool:
     return True
 
 
-def compute_dtype(xp: Any, device: Any = None, *, requested: Any = None) -> Any:
-    """The float dtype for intermediate results: float64 where available.
-
-    ``requested`` (``xp.float32`` or ``xp.float64``) forces a choice; asking for
-    float64 where it does not exist is a ``ValueError``.
-    """
-    if requested is None:
-        return xp.float64 if has_float64(xp, device) else xp.float32
-    if requested == xp.float64 and not has_float64(xp, device):
-        msg = f"compute_dtype must be float32 on this backend/device; got {requested!r} (no float64 here)"
-        raise ValueError(msg)
-    if requested not in (xp.float32, xp.float64):
-        msg = f"compute_dtype must be float32 or float64; got {requested!r}"
-        raise ValueError(msg)
-    return requested
+def compute_dtype(xp: Any, device: Any = None) -> Any:
+    """The float dtype for intermediate results: float64 where available, else float32."""
+    return xp.float64 if has_float64(xp, device) else xp.float32
 
 
 def index_dtype(xp: Any) -> Any:
@@ -162,6 +182,25 @@ def index_dtype(xp: Any) -> Any:
     if array_api_compat.is_jax_namespace(xp) and not has_float64(xp):
         return xp.int32
     return xp.int64
+
+
+def index_bits(xp: Any) -> int:
+    """Bits of :func:`index_dtype` (64, or 32 for JAX without x64)."""
+    return int(xp.iinfo(index_dtype(xp)).max).bit_length() + 1  # MLX's iinfo has no .bits
+
+
+def computes_with(dtype: Any, xp: Any) -> bool:
+    """Whether ``xp`` has comparisons and reductions for the integer ``dtype``: not so for PyTorch's
+    uint16/uint32/uint64 (2.x stores them, but ``>=``, ``max`` and ``-`` raise NotImplementedError)."""
+    if array_api_compat.is_torch_namespace(xp):
+        return dtype not in (xp.uint16, xp.uint32, xp.uint64)
+    return True
+
+
+def widen(x: Any, xp: Any) -> Any:
+    """An integer array ``x`` in the index dtype (no copy when it already is)."""
+    wide = index_dtype(xp)
+    return x if x.dtype == wide else xp.astype(x, wide)
 
 
 def to_numpy(x: Any) -> Any:
@@ -269,3 +308,9 @@ def clip(x: Any, lo: int | float, hi: int | float, *, xp: Any) -> Any:
         high = xp.asarray(hi, dtype=x.dtype)
         return xp.minimum(xp.maximum(x, low), high)
     return xp.clip(x, lo, hi)
+
+
+def pairwise_difference(q: Any, k: Any) -> Any:
+    """``k[..., j] - q[..., i]`` for every pair: shape ``[..., Lq, Lk]``.  Callers pass positions
+    already widened to the index dtype (``_validate.check_position_pair``), so nothing wraps."""
+    return k[..., None, :] - q[..., :, None]

@@ -7,11 +7,20 @@ HF itself only warns on most of these; a reference implementation refuses them.
 from __future__ import annotations
 
 import difflib
-import numbers
 from collections.abc import Mapping
 from typing import Any
 
-from ._validate import check_choice, check_int, check_real
+from ._validate import (
+    POSITION_LIMIT,
+    POSITION_REASON,
+    check_bool,
+    check_choice,
+    check_int,
+    check_real,
+    check_sequence,
+    text,
+    value_error,
+)
 
 __all__ = ["ALLOWED_KEYS", "SCALING_TYPES", "ScalingKeys", "scaling_type"]
 
@@ -41,100 +50,84 @@ _TYPE_ALIASES = {
 }
 
 
-def scaling_type(scaling: Mapping[str, Any]) -> str:
+def scaling_type(scaling: Mapping[str, Any], name: str = "scaling") -> str:
     """The scaling type of ``scaling``: ``rope_type``, else the legacy ``type``, else 'default'."""
     rope_type = scaling.get("rope_type", scaling.get("type", "default"))
     legacy = scaling.get("type", rope_type)
     if legacy != rope_type:
-        msg = (
-            f"scaling['type'] must equal scaling['rope_type'] when both are set; "
-            f"got {legacy!r} and {rope_type!r}"
-        )
-        raise ValueError(msg)
-    return check_choice(rope_type, "scaling['rope_type']", SCALING_TYPES, aliases=_TYPE_ALIASES)
+        rule = f"equal to {name}['rope_type'] ({rope_type!r}) when both are set"
+        raise value_error(f"{name}['type']", rule, legacy)
+    return check_choice(rope_type, f"{name}['rope_type']", SCALING_TYPES, aliases=_TYPE_ALIASES)
 
 
 class ScalingKeys:
-    """Typed, validated access to the keys of one ``scaling`` dict."""
+    """Typed, validated access to the keys of one ``scaling`` dict, named ``name`` in messages."""
 
-    def __init__(self, scaling: Mapping[str, Any], rope_type: str, *, base: float) -> None:
+    def __init__(self, scaling: Mapping[str, Any], *, base: float, name: str = "scaling") -> None:
         self.scaling = scaling
-        self.rope_type = rope_type
+        self.prefix = name
+        self.rope_type = rope_type = scaling_type(scaling, name)
         allowed = ALLOWED_KEYS[rope_type]
         for key in scaling:
             if key not in allowed:
                 names = ", ".join(repr(k) for k in sorted(allowed))
-                msg = f"scaling must only contain keys {names} for rope_type {rope_type!r}; got {key!r}"
                 close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
-                msg += f" (did you mean {close[0]!r}?)" if close else ""
-                raise ValueError(msg)
+                hint = f"did you mean {close[0]!r}?" if close else None
+                rule = f"a mapping with only the keys {names} for rope_type {rope_type!r}"
+                raise value_error(name, rule, text(f"the key {key!r}"), hint=hint)
         theta = self.real("rope_theta", exclusive_minimum=1.0)
         if theta is not None and theta != base:
-            msg = (
-                f"scaling['rope_theta'] must equal base ({base!r}) when given; "
-                f"got {theta!r} (pass it as base={theta!r})"
-            )
-            raise ValueError(msg)
+            rule = f"equal to base ({base!r}) when given"
+            raise value_error(self.name("rope_theta"), rule, theta, hint=f"pass it as base={theta!r}")
         factor = self.real("partial_rotary_factor", exclusive_minimum=0.0, maximum=1.0)
         if factor not in (None, 1.0) and rope_type != "proportional":
-            msg = (
-                f"scaling['partial_rotary_factor'] must be 1 for rope_type {rope_type!r} (only "
-                f"'proportional' reads it); got {factor!r}: pass dim=int(head_dim * {factor!r}) instead"
-            )
-            raise ValueError(msg)
+            rule = f"1 for rope_type {rope_type!r} (only 'proportional' reads it)"
+            hint = f"pass dim=int(head_dim * {factor!r}) instead"
+            raise value_error(self.name("partial_rotary_factor"), rule, factor, hint=hint)
 
     def name(self, key: str) -> str:
-        return f"scaling[{key!r}]"
+        return f"{self.prefix}[{key!r}]"
 
     def missing(self, *keys: str) -> ValueError:
         wanted = " or ".join(repr(k) for k in keys)
-        got = sorted(self.scaling)
-        msg = f"scaling must contain {wanted} for rope_type {self.rope_type!r}; got keys {got}"
-        return ValueError(msg)
+        rule = f"a mapping that contains {wanted} for rope_type {self.rope_type!r}"
+        return value_error(self.prefix, rule, text(f"keys {sorted(map(str, self.scaling))}"))
 
-    def real(self, key: str, *, required: bool = False, **bounds: float) -> float | None:
-        """A finite real (``None`` when absent and not required), within ``bounds``."""
+    def real(
+        self, key: str, *, required: bool = False, hint: str | None = None, **bounds: float
+    ) -> float | None:
+        """A finite real (``None`` when absent and not required), within ``bounds``.
+
+        A key that is present is always checked: ``0`` never stands for a default.
+        """
         value = self.scaling.get(key)
         if value is None:
             if required:
                 raise self.missing(key)
             return None
-        return check_real(value, self.name(key), **bounds)
+        return check_real(value, self.name(key), hint=hint, **bounds)
 
     def integer(self, key: str, *, required: bool = False) -> int | None:
-        """A positive integer (``None`` when absent and not required)."""
+        """A positive integer below 2**62 (``None`` when absent and not required)."""
         value = self.scaling.get(key)
         if value is None:
             if required:
                 raise self.missing(key)
             return None
-        return check_int(value, self.name(key), minimum=1)
+        return check_int(value, self.name(key), minimum=1, maximum=POSITION_LIMIT, reason=POSITION_REASON)
 
     def flag(self, key: str, default: bool) -> bool:
-        value = self.scaling.get(key, default)
-        if not isinstance(value, bool):
-            msg = f"{self.name(key)} must be True or False; got {value!r} of type {type(value).__name__}"
-            raise TypeError(msg)
-        return value
+        value = self.scaling.get(key)
+        return default if value is None else check_bool(value, self.name(key))
 
     def factor_list(self, key: str, length: int) -> list[float]:
         """A required list of ``length`` positive reals (LongRoPE's per-pair factors)."""
         value = self.scaling.get(key)
         if value is None:
             raise self.missing(key)
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
-            msg = f"{self.name(key)} must be a list of {length} positive numbers; got {type(value).__name__}"
-            raise TypeError(msg)
-        if len(value) != length:
-            msg = f"{self.name(key)} must have length dim // 2 = {length}; got {len(value)}"
-            raise ValueError(msg)
-        out = []
-        for i, item in enumerate(value):
-            if not isinstance(item, numbers.Real):
-                msg = f"{self.name(key)}[{i}] must be a real number; got {item!r}"
-                raise TypeError(msg)
-            out.append(check_real(item, f"{self.name(key)}[{i}]", exclusive_minimum=0.0))
-        return out
+        rule = f"a list of dim // 2 = {length} positive numbers"
+        entries = check_sequence(value, self.name(key), rule=rule, minimum=length, maximum=length)
+        return [check_real(v, f"{self.name(key)}[{i}]", exclusive_minimum=0.0) for i, v in enumerate(entries)]
 
     def original_max(self) -> int:
         """``original_max_position_embeddings``, defaulting to ``max_position_embeddings`` (HF v5)."""
@@ -156,11 +149,8 @@ class ScalingKeys:
                 raise self.missing(*_FACTOR_OR_LIMIT)
             original = self.original_max()
             if longest < original:
-                msg = (
-                    f"scaling['factor'] must be >= 1; got none, and max_position_embeddings / "
-                    f"original_max_position_embeddings = {longest} / {original} < 1"
-                )
-                raise ValueError(msg)
+                rule = ">= 1 (none given, and max_position_embeddings / original_max_position_embeddings < 1)"
+                raise value_error(self.name("factor"), rule, text(f"{longest} / {original}"))
             return longest / original
         if default is not None:
             return default

@@ -24,11 +24,26 @@ Two bias forms are offered (:data:`ALIBI_FORMS`):
 
 from __future__ import annotations
 
+import decimal
+from fractions import Fraction
 from typing import Any
 
 from . import _compat
-from ._validate import check_choice, check_int, check_real
-from .relative import _check_float_array, _check_position_pair, _float_dtype, _relative, _value_range
+from ._validate import (
+    HEADS_REASON,
+    MAX_HEADS,
+    broadcast_shapes,
+    check_choice,
+    check_device,
+    check_float_array,
+    check_int,
+    check_namespace,
+    check_position_pair,
+    check_real,
+    namespace,
+    output_dtype,
+    value_range,
+)
 
 __all__ = ["ALIBI_FORMS", "alibi_bias", "alibi_slopes"]
 
@@ -44,13 +59,25 @@ _FORM_ALIASES = {
 }
 
 
-def _slope_exponents(num_heads: int, max_bias: float) -> list[float]:
-    """Exponents ``e`` with slope ``2**-e``, by the original recursion."""
+def _slope_exponents(num_heads: int, max_bias: Fraction) -> list[Fraction]:
+    """Exact exponents ``e`` with slope ``2**-e``, by the original recursion."""
     if num_heads & (num_heads - 1) == 0:
         return [max_bias * (i + 1) / num_heads for i in range(num_heads)]
     closest = 1 << (num_heads.bit_length() - 1)
     extra = _slope_exponents(2 * closest, max_bias)[0::2][: num_heads - closest]
     return _slope_exponents(closest, max_bias) + extra
+
+
+_CONTEXT = decimal.Context(prec=40)  # 40 digits: 2**-e rounds once, correctly, to float64
+_LN2 = _CONTEXT.ln(2)
+
+
+def _power_of_half(e: Fraction) -> float:
+    """``2**-e`` correctly rounded: exact for integer ``e``, else 40-digit decimal, rounded once."""
+    if e.denominator == 1:
+        return 2.0 ** -int(e)
+    exponent = _CONTEXT.multiply(_CONTEXT.divide(-e.numerator, e.denominator), _LN2)
+    return float(_CONTEXT.exp(exponent))
 
 
 def alibi_slopes(
@@ -87,7 +114,7 @@ def alibi_slopes(
     TypeError
         For a non-integer ``num_heads``, a non-real ``max_bias`` or a non-float ``dtype``.
     ValueError
-        If ``num_heads < 1`` or ``max_bias <= 0``.
+        If ``num_heads < 1`` or above ``2**15``, or ``max_bias <= 0``.
 
     Notes
     -----
@@ -98,8 +125,11 @@ def alibi_slopes(
     :math:`2^{-\beta (2k-1)/(2c)}` (Press et al., ``get_slopes``).  HF BLOOM,
     Falcon, MPT (``p = 2**ceil(log2 n)``, ``cat(s[1::2], s[::2])[:n]``),
     keras-hub and MLX (since PR #3071) give the same values.  Each slope is
-    :math:`2^{-e}` evaluated directly on the host (correctly rounded for every
-    head count tested); the original's float64 ``start * ratio**i`` accumulates
+    :math:`2^{-e}` with the exponent :math:`e` exact (``max_bias`` taken as the
+    exact value of its float) and rounded once to float64: exact for integer
+    :math:`e`, else from 40-digit decimal arithmetic, so correctly rounded for
+    any ``max_bias`` (a float ``2.0 ** -e`` rounds :math:`e` first and is off
+    by an ulp for most slopes of ``max_bias=7.3``); the original's float64 ``start * ratio**i`` accumulates
     rounding (38 ulp off at 112 heads), which vanishes once rounded to float32.
     The pre-#3071 MLX rule :math:`2^{-8k/n}` agrees only for powers of two.
 
@@ -108,11 +138,12 @@ def alibi_slopes(
     >>> import array_api_strict as xp
     >>> s = alibi_slopes(12, xp=xp, dtype=xp.float32)  # 1/2, 1/4, ..., 1/256, 0.7071, 0.3536, 0.1768, 0.0884
     """
-    num_heads = check_int(num_heads, "num_heads", minimum=1)
+    num_heads = check_int(num_heads, "num_heads", minimum=1, maximum=MAX_HEADS, reason=HEADS_REASON)
     max_bias = check_real(max_bias, "max_bias", exclusive_minimum=0.0)
-    xp = _compat.array_namespace(xp=xp)
-    dtype = _float_dtype(xp, device, dtype)
-    values = [2.0 ** (-e) for e in _slope_exponents(num_heads, max_bias)]
+    xp = check_namespace(xp)
+    device = check_device(device, xp)
+    dtype = output_dtype(dtype, "dtype", xp, device)
+    values = [_power_of_half(e) for e in _slope_exponents(num_heads, Fraction(max_bias))]
     return _compat.asarray(values, xp=xp, dtype=dtype, device=device)
 
 
@@ -134,7 +165,7 @@ def _product_dtype(q_positions: Any, k_positions: Any, slopes: Any, xp: Any) -> 
     bits = _SIGNIFICAND_BITS.get(str(slopes.dtype).rsplit(".", 1)[-1])
     if slopes.dtype == work or bits is None:
         return work
-    spans = [_value_range(q_positions, xp), _value_range(k_positions, xp)]
+    spans = [value_range(q_positions, xp), value_range(k_positions, xp)]
     if any(span is None for span in spans):
         return work
     (q_lo, q_hi), (k_lo, k_hi) = spans
@@ -169,7 +200,9 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
     TypeError
         For non-integer positions or non-float slopes.
     ValueError
-        For an unknown ``form`` or slopes without a head axis.
+        For an unknown ``form``, slopes without a head axis, leading
+        dimensions that do not broadcast, or a position with
+        :math:`|p| \ge 2^{62}` (read back on eager 64-bit arrays).
 
     Notes
     -----
@@ -178,16 +211,20 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
         \text{causal: } b_{h,i,j} = m_h\,k_j
 
     For :math:`k_j \le q_i`: causal :math:`=` symmetric :math:`+\, m_h q_i`.
+    Positions of any integer dtype are widened to int64 before subtracting
+    (see :func:`posenc_ref.relative_positions`), so ``uint8`` positions 0 and 1
+    give the distance 1, not 255.
     """
-    xp = _compat.array_namespace(q_positions, k_positions, slopes)
-    _check_position_pair(q_positions, k_positions, xp)
-    _check_float_array(slopes, "slopes", xp)
+    xp = namespace(q_positions=q_positions, k_positions=k_positions, slopes=slopes)
+    q, k = check_position_pair(q_positions, k_positions, xp)
+    check_float_array(slopes, "slopes", xp, min_ndim=1)
     form = check_choice(form, "form", ALIBI_FORMS, aliases=_FORM_ALIASES)
-    work = _product_dtype(q_positions, k_positions, slopes, xp)
+    broadcast_shapes(q_positions=q.shape[:-1], k_positions=k.shape[:-1], slopes=slopes.shape[:-1])
+    work = _product_dtype(q, k, slopes, xp)
     if form == "symmetric":
-        distance = -xp.abs(_relative(q_positions, k_positions))
+        distance = -xp.abs(_compat.pairwise_difference(q, k))
     else:
-        distance = xp.broadcast_arrays(k_positions[..., None, :], q_positions[..., :, None])[0]
+        distance = xp.broadcast_arrays(k[..., None, :], q[..., :, None])[0]
     m = slopes if slopes.dtype == work else xp.astype(slopes, work)
     bias = m[..., :, None, None] * xp.astype(distance, work)[..., None, :, :]
     return bias if bias.dtype == slopes.dtype else xp.astype(bias, slopes.dtype)

@@ -13,19 +13,34 @@ from typing import Any
 
 from . import _compat
 from ._angles import exp
-from ._validate import check_real
-from .relative import _check_float_array
+from ._validate import (
+    broadcast_shapes,
+    check_bool,
+    check_float_array,
+    check_mask_array,
+    check_real,
+    namespace,
+    text,
+    value_error,
+)
 
 __all__ = ["attention"]
 
 
-def _check_shapes(q: Any, k: Any, v: Any) -> None:
+def _check_shapes(q: Any, k: Any, v: Any, bias: Any, mask: Any) -> None:
     if q.shape[-1] != k.shape[-1]:
-        msg = f"k must have the head dimension of q ({q.shape[-1]}); got shape {tuple(k.shape)}"
-        raise ValueError(msg)
+        rule = f"of shape [..., Lk, {q.shape[-1]}] (the head dimension of q)"
+        raise value_error("k", rule, text(f"shape {tuple(k.shape)}"))
     if k.shape[-2] != v.shape[-2]:
-        msg = f"v must have as many rows as k ({k.shape[-2]}); got shape {tuple(v.shape)}"
-        raise ValueError(msg)
+        rule = f"of shape [..., {k.shape[-2]}, Dv] (as many rows as k)"
+        raise value_error("v", rule, text(f"shape {tuple(v.shape)}"))
+    lead = broadcast_shapes(q=q.shape[:-2], k=k.shape[:-2], v=v.shape[:-2])
+    logits = (*lead, q.shape[-2], k.shape[-2])
+    for name, x in (("bias", bias), ("mask", mask)):
+        if x is not None and broadcast_shapes(logits=logits, **{name: tuple(x.shape)}) != logits:
+            raise value_error(
+                name, f"broadcastable to the logits' shape {logits}", text(f"shape {tuple(x.shape)}")
+            )
 
 
 def _masked_softmax(logits: Any, mask: Any, xp: Any) -> Any:
@@ -95,17 +110,16 @@ def attention(
     with the maximum taken over unmasked entries (numerically stable) and
     :math:`w_{ij} = 0` for rows without an unmasked entry.
     """
-    xp = _compat.array_namespace(q, k, v, bias, mask)
+    xp = namespace(q=q, k=k, v=v, bias=bias, mask=mask)
     for name, x in (("q", q), ("k", k), ("v", v)):
-        _check_float_array(x, name, xp, min_ndim=2)
-    _check_shapes(q, k, v)
+        check_float_array(x, name, xp, min_ndim=2)
     if bias is not None:
-        _check_float_array(bias, "bias", xp, min_ndim=0)
-    if mask is not None and not (hasattr(mask, "dtype") and xp.isdtype(mask.dtype, "bool")):
-        got = getattr(mask, "dtype", type(mask).__name__)
-        msg = f"mask must be a boolean array (True = may attend); got {got}"
-        raise TypeError(msg)
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else check_real(scale, "scale")
+        check_float_array(bias, "bias", xp)
+    if mask is not None:
+        check_mask_array(mask, "mask", xp, min_ndim=0, bool_only=True)
+    _check_shapes(q, k, v, bias, mask)
+    scale = 1.0 / math.sqrt(max(q.shape[-1], 1)) if scale is None else check_real(scale, "scale")
+    return_weights = check_bool(return_weights, "return_weights")
     out_dtype = xp.result_type(q.dtype, k.dtype, v.dtype)
     work = _compat.compute_dtype(xp, _compat.device(q))
     q, k, v = (xp.astype(x, work) for x in (q, k, v))

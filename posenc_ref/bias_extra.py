@@ -9,18 +9,41 @@ the values here are identical to theirs.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 from . import _compat
-from ._angles import cos_sin_turns
-from ._validate import check_choice, check_int, check_real
-from .relative import _check_float_array, _check_position_pair, _float_dtype, _relative
+from ._angles import cos_sin, power_turns
+from ._validate import (
+    HEADS_REASON,
+    MAX_HEADS,
+    broadcast_shapes,
+    check_choice,
+    check_dim,
+    check_finite_values,
+    check_float_array,
+    check_int,
+    check_position_pair,
+    check_real,
+    namespace,
+    output_dtype,
+    text,
+    value_error,
+)
 
 __all__ = ["KERPLE_KINDS", "kerple_bias", "sandwich_bias"]
 
 #: Kernels of :func:`kerple_bias`.
 KERPLE_KINDS = ("log", "power")
+
+_GROUP_ELEMENTS = 2**22  # Sandwich: distances x frequencies per pass of the phase reduction
+
+
+@functools.lru_cache(maxsize=32)
+def _sandwich_turns(dim: int, base: float) -> tuple[Any, ...]:
+    """``base**(-2k/dim) / (2 pi)`` for ``k = 1 .. dim/2``, exact to 42 digits."""
+    return power_turns(base, dim, range(1, dim // 2 + 1))
 
 
 def sandwich_bias(
@@ -58,8 +81,9 @@ def sandwich_bias(
     TypeError
         For non-integer positions or options of the wrong type.
     ValueError
-        For ``num_heads < 1``, a ``dim`` that is not a positive even integer, or
-        ``base <= 1``.
+        For ``num_heads`` outside ``[1, 2**15]``, a ``dim`` that is not an even
+        integer in ``[2, 2**15]``, ``base <= 1``, or positions with
+        :math:`|p| \ge 2^{62}` (read back on eager 64-bit arrays).
 
     Notes
     -----
@@ -70,28 +94,35 @@ def sandwich_bias(
     Chi, Fan, Rudnicky & Ramadge (2023), "Dissecting Transformer Length
     Extrapolation via the Lens of Receptive Field Analysis",
     https://arxiv.org/abs/2212.10356; matches NeMo
-    ``SandwichRelativePositionEmbedding`` (frequencies ``k = 1 .. d'/2``).  The
-    sum runs as ``d'/2`` passes over the output, so memory stays at one output.
-    Each angle is reduced to ``[-pi, pi]`` in turns (one rounding of
-    ``(j - i) * theta**(-2k/d') / (2 pi)``) before the cosine, which is
-    float64-accurate on every backend (MLX included).
+    ``SandwichRelativePositionEmbedding`` (frequencies ``k = 1 .. d'/2``).
+    Each cosine is evaluated by the library's exact phase reduction (the
+    frequencies held to 42 digits, the integer distance split into exact
+    digits, as for :func:`posenc_ref.rope_cos_sin`), so every term is within
+    a few ulp at any distance up to :math:`2^{63}`, on every backend (MLX
+    included); the sum of the :math:`d'/2` terms adds at most about
+    :math:`d'/2` ulp of :math:`d'/2` before the division by :math:`8h/H`.  The
+    frequencies are processed in groups that keep temporaries near
+    :math:`2^{22}` elements.
     """
-    xp = _compat.array_namespace(q_positions, k_positions)
-    _check_position_pair(q_positions, k_positions, xp)
-    num_heads = check_int(num_heads, "num_heads", minimum=1)
-    dim = check_int(dim, "dim", minimum=1)
-    if dim % 2:
-        msg = f"dim must be a positive even integer; got {dim}"
-        raise ValueError(msg)
+    xp = namespace(q_positions=q_positions, k_positions=k_positions)
+    q, k = check_position_pair(q_positions, k_positions, xp)
+    num_heads = check_int(num_heads, "num_heads", minimum=1, maximum=MAX_HEADS, reason=HEADS_REASON)
+    dim = check_dim(dim, even=True)
     base = check_real(base, "base", exclusive_minimum=1.0)
     device = _compat.device(q_positions)
-    dtype = _float_dtype(xp, device, dtype)
+    dtype = output_dtype(dtype, "dtype", xp, device)
     work = _compat.compute_dtype(xp, device)
-    rel = xp.astype(_relative(q_positions, k_positions), work)
-    total = xp.zeros_like(rel)
-    for k in range(1, dim // 2 + 1):
-        turns = rel * (base ** (-2.0 * k / dim) / (2.0 * math.pi))
-        total = total + cos_sin_turns(turns, xp=xp)[0]
+    rel = _compat.pairwise_difference(q, k)
+    turns = _sandwich_turns(dim, base)
+    group = max(1, _GROUP_ELEMENTS // max(1, math.prod(rel.shape)))
+
+    def cos_sum(cos: Any, sin: Any) -> tuple[Any]:
+        return (xp.sum(cos, axis=-1),)
+
+    total = None
+    for start in range(0, len(turns), group):
+        part = cos_sin(rel, turns=turns[start : start + group], xp=xp, dtype=work, finish=cos_sum)[0]
+        total = part if total is None else total + part
     inv_scales = [num_heads / (8.0 * h) for h in range(1, num_heads + 1)]
     inv = _compat.asarray(inv_scales, xp=xp, dtype=work, device=device)
     bias = (total - dim / 2)[..., None, :, :] * inv[:, None, None]
@@ -106,8 +137,10 @@ def kerple_bias(q_positions: Any, k_positions: Any, r1: Any, r2: Any, /, *, kind
     q_positions, k_positions : arrays of an integer dtype, shapes ``[..., Lq]``, ``[..., Lk]``
         Absolute positions (leading dimensions broadcast).
     r1, r2 : arrays, shape ``[..., H]``, real floating
-        Per-head kernel parameters.  KERPLE keeps both positive by clamping them
-        at 0.01 during training (power: ``r2 <= 2``); they are used as given here.
+        Per-head kernel parameters, finite and non-negative (checked on eager
+        arrays; a negative ``r2`` would make the log kernel NaN).  KERPLE keeps
+        both positive by clamping them at 0.01 during training (power:
+        ``r2 <= 2``); they are used as given here.
     kind : {"log", "power"}
         ``"log"``: :math:`-r_1 \ln(1 + r_2 |j - i|)` (``ParallelKerpleLog``:
         ``bias_p = r1``, ``bias_a = r2``).
@@ -123,7 +156,8 @@ def kerple_bias(q_positions: Any, k_positions: Any, r1: Any, r2: Any, /, *, kind
     TypeError
         For non-integer positions or non-float parameters.
     ValueError
-        For an unknown ``kind`` or ``r1``/``r2`` of different shapes.
+        For an unknown ``kind``, ``r1``/``r2`` of different shapes, or negative
+        or non-finite parameters.
 
     Notes
     -----
@@ -137,17 +171,18 @@ def kerple_bias(q_positions: Any, k_positions: Any, r1: Any, r2: Any, /, *, kind
     ``KERPLERelativePositionEmbedding`` uses the general
     :math:`-b \ln(1 + a |d|^p)`; with ``p = 1`` it is the log kernel here.
     """
-    xp = _compat.array_namespace(q_positions, k_positions, r1, r2)
-    _check_position_pair(q_positions, k_positions, xp)
-    _check_float_array(r1, "r1", xp)
-    _check_float_array(r2, "r2", xp)
+    xp = namespace(q_positions=q_positions, k_positions=k_positions, r1=r1, r2=r2)
+    q, k = check_position_pair(q_positions, k_positions, xp)
+    for name, r in (("r1", r1), ("r2", r2)):
+        check_float_array(r, name, xp, min_ndim=1)
+        check_finite_values(r, name, xp, minimum=0.0)
     if tuple(r1.shape) != tuple(r2.shape):
-        msg = f"r2 must have the shape of r1 {tuple(r1.shape)}; got {tuple(r2.shape)}"
-        raise ValueError(msg)
+        raise value_error("r2", f"of the shape of r1 {tuple(r1.shape)}", text(f"shape {tuple(r2.shape)}"))
     kind = check_choice(kind, "kind", KERPLE_KINDS)
+    broadcast_shapes(q_positions=q.shape[:-1], k_positions=k.shape[:-1], r1=r1.shape[:-1])
     out_dtype = xp.result_type(r1.dtype, r2.dtype)
     work = _compat.compute_dtype(xp, _compat.device(r1))
-    dist = xp.astype(xp.abs(_relative(q_positions, k_positions)), work)[..., None, :, :]
+    dist = xp.astype(xp.abs(_compat.pairwise_difference(q, k)), work)[..., None, :, :]
     a = xp.astype(r1, work)[..., :, None, None]
     p = xp.astype(r2, work)[..., :, None, None]
     bias = -a * (xp.log1p(p * dist) if kind == "log" else xp.pow(dist, p))

@@ -34,22 +34,26 @@ _OFFSET_ALIASES = {
 }
 
 
-def _check_table(table: Any, xp: Any) -> tuple[int, int]:
+def _check_table(table: Any, xp: Any, *, floating: bool = False) -> tuple[int, int]:
+    if floating:
+        _validate.check_float_array(table, "table", xp)
+    elif _compat.namespace_of(table) is None:
+        raise _validate.type_error("table", "an array of shape (rows, dim)", table)
     shape = tuple(table.shape)
     if len(shape) != 2 or shape[0] < 1:
-        msg = f"table must be a 2-D array of shape (rows, dim) with at least one row; got shape {shape}"
-        raise ValueError(msg)
+        rule = "a 2-D array of shape (rows, dim) with at least one row"
+        raise _validate.value_error("table", rule, _validate.text(f"shape {shape}"))
     return shape[0], shape[1]
 
 
-def _row_shift(offset: str, padding_idx: int | None) -> int:
+def _row_shift(offset: str, padding_idx: int | None, rows: int) -> int:
     if offset != "roberta":
         if padding_idx is not None:
-            msg = f"padding_idx must be None unless offset='roberta'; got {padding_idx!r} ({offset=})"
-            raise ValueError(msg)
+            rule = f"None unless offset='roberta' (offset={offset!r})"
+            raise _validate.value_error("padding_idx", rule, padding_idx)
         return 2 if offset == "opt" else 0
     padding_idx = 1 if padding_idx is None else padding_idx
-    return _validate.check_int(padding_idx, "padding_idx", minimum=0) + 1
+    return _validate.check_int(padding_idx, "padding_idx", minimum=0, maximum=rows - 1) + 1
 
 
 def learned(table: Any, positions: Any, /, *, offset: str = "plain", padding_idx: int | None = None) -> Any:
@@ -80,7 +84,8 @@ def learned(table: Any, positions: Any, /, *, offset: str = "plain", padding_idx
         ``positions`` is not an integer array.
     ValueError
         ``table`` is not 2-D with at least one row; an unknown ``offset``;
-        ``padding_idx`` given without ``offset="roberta"`` or negative; a
+        ``padding_idx`` given without ``offset="roberta"``, negative or not a
+        row of the table; a
         position whose row falls outside the table (the message names the
         largest or smallest position and the number of rows).  The range
         check needs the values, so it is skipped for Dask arrays and under
@@ -109,18 +114,18 @@ def learned(table: Any, positions: Any, /, *, offset: str = "plain", padding_idx
     Array([[4., 5.],
            [6., 7.]], dtype=array_api_strict.float32)
     """
-    xp = _compat.array_namespace(table, positions)
+    xp = _validate.namespace(table=table, positions=positions)
     rows, dim = _check_table(table, xp)
-    _validate.check_integer_array(positions, "positions", xp)
+    positions = _validate.check_positions(positions, "positions", xp)
     offset = _validate.check_choice(offset, "offset", LEARNED_OFFSETS, aliases=_OFFSET_ALIASES)
-    shift = _row_shift(offset, padding_idx)
+    shift = _row_shift(offset, padding_idx, rows)
     rule = (
         f"in [{-shift}, {rows - 1 - shift}] for a table of {rows} rows "
         f"with offset {offset!r} (row = position + {shift})"
     )
     _validate.check_position_range(positions, "positions", xp, low=-shift, high=rows - 1 - shift, rule=rule)
     shape = tuple(positions.shape)
-    flat = xp.reshape(xp.astype(positions, _compat.index_dtype(xp)), (math.prod(shape),)) + shift
+    flat = xp.reshape(positions, (math.prod(shape),)) + shift
     return xp.reshape(xp.take(table, flat, axis=0), (*shape, dim))
 
 
@@ -151,7 +156,8 @@ def interpolate_table(table: Any, /, new_length: int) -> Any:
     TypeError
         ``table`` is not of a real floating dtype; ``new_length`` is not an int.
     ValueError
-        ``table`` is not 2-D with at least one row; ``new_length < 1``.
+        ``table`` is not 2-D with at least one row; ``new_length < 1``, or an
+        output above ``2**30`` elements (8 GiB in float64).
 
     Notes
     -----
@@ -176,10 +182,11 @@ def interpolate_table(table: Any, /, new_length: int) -> Any:
            [0.5],
            [1. ]], dtype=array_api_strict.float64)
     """
-    xp = _compat.array_namespace(table)
-    rows, _ = _check_table(table, xp)
-    _validate.check_float_array(table, "table", xp)
-    new_length = _validate.check_int(new_length, "new_length")
+    xp = _validate.namespace(table=table)
+    rows, dim = _check_table(table, xp, floating=True)
+    limit = max(1, _validate.MAX_ELEMENTS // max(dim, 1))
+    reason = _validate.ELEMENTS_REASON
+    new_length = _validate.check_int(new_length, "new_length", maximum=limit, reason=reason)
     dev = _compat.device(table)
     cdt = _compat.compute_dtype(xp, dev)
     idx = _compat.index_dtype(xp)
@@ -221,7 +228,7 @@ def token_positions(mask: Any, /, *, cache_length: int = 0) -> Any:
     TypeError
         ``mask`` is not a bool or integer array; ``cache_length`` not an int.
     ValueError
-        ``mask`` has no dimensions; ``cache_length < 0``.
+        ``mask`` has no dimensions; ``cache_length`` outside ``[0, 2**62]``.
 
     Notes
     -----
@@ -242,9 +249,18 @@ def token_positions(mask: Any, /, *, cache_length: int = 0) -> Any:
     Array([[ 0,  1, -1],
            [ 0,  1,  2]], dtype=array_api_strict.int64)
     """
-    xp = _compat.array_namespace(mask)
+    xp = _validate.namespace(mask=mask)
     _validate.check_mask_array(mask, "mask", xp)
-    cache_length = _validate.check_int(cache_length, "cache_length", minimum=0)
+    cache_length = _validate.check_int(
+        cache_length,
+        "cache_length",
+        minimum=0,
+        maximum=_validate.POSITION_LIMIT,
+        reason=_validate.POSITION_REASON,
+    )
     idx = _compat.index_dtype(xp)
-    real = xp.astype(mask != 0, idx) if xp.isdtype(mask.dtype, "integral") else xp.astype(mask, idx)
+    if xp.isdtype(mask.dtype, "integral"):  # the cast keeps zero and non-zero apart (uint64 too)
+        real = xp.astype(xp.astype(mask, idx) != 0, idx)
+    else:
+        real = xp.astype(mask, idx)
     return (xp.cumulative_sum(real, axis=-1) + cache_length) * real - 1

@@ -27,8 +27,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _compat
-from ._validate import check_choice, check_int, check_integer_array, check_real
-from .relative import _check_float_array
+from ._validate import (
+    ELEMENTS_REASON,
+    MAX_CHANNELS,
+    MAX_ELEMENTS,
+    POSITION_LIMIT,
+    POSITION_REASON,
+    check_choice,
+    check_device,
+    check_finite_values,
+    check_float_array,
+    check_int,
+    check_namespace,
+    check_positions,
+    check_real,
+    check_sequence,
+    namespace,
+    text,
+    value_error,
+)
 
 __all__ = [
     "MROPE_LAYOUTS",
@@ -50,10 +67,14 @@ _LAYOUT_ALIASES = {
 
 
 def _check_section(mrope_section: object) -> tuple[int, ...]:
-    if not isinstance(mrope_section, Sequence) or isinstance(mrope_section, str) or not mrope_section:
-        msg = f"mrope_section must be a non-empty sequence of integers; got {mrope_section!r}"
-        raise TypeError(msg)
-    return tuple(check_int(s, "mrope_section entries", minimum=0) for s in mrope_section)
+    rule = "a non-empty sequence of non-negative integers"
+    entries = check_sequence(mrope_section, "mrope_section", rule=rule, minimum=1, maximum=MAX_CHANNELS)
+    section = tuple(
+        check_int(s, f"mrope_section[{i}]", minimum=0, maximum=MAX_CHANNELS) for i, s in enumerate(entries)
+    )
+    if sum(section) > MAX_CHANNELS:
+        raise value_error("mrope_section", f"a section of at most {MAX_CHANNELS} slots", section)
+    return section
 
 
 def mrope_slot_components(mrope_section: Sequence[int], *, layout: str = "chunked") -> tuple[int, ...]:
@@ -94,8 +115,9 @@ def mrope_slot_components(mrope_section: Sequence[int], *, layout: str = "chunke
         return tuple(c for c, n in enumerate(section) for _ in range(n))
     for c in range(1, count):
         if section[c] and c + count * (section[c] - 1) >= total:
-            msg = f"mrope_section must leave room for interleaving component {c}; got {section!r}"
-            raise ValueError(msg)
+            raise value_error(
+                "mrope_section", f"a section that leaves room for interleaving component {c}", section
+            )
     return tuple(s % count if s % count and s < count * section[s % count] else 0 for s in range(total))
 
 
@@ -110,15 +132,12 @@ def _angles_from_components(position_ids: Any, inv_freq: Any, components: Sequen
     return xp.astype(chosen * xp.astype(inv_freq, work), inv_freq.dtype)
 
 
-def _check_ids_and_freq(position_ids: Any, inv_freq: Any, xp: Any) -> None:
-    check_integer_array(position_ids, "position_ids", xp)
-    if position_ids.ndim < 2:
-        msg = f"position_ids must have shape [C, ..., L]; got shape {tuple(position_ids.shape)}"
-        raise ValueError(msg)
-    _check_float_array(inv_freq, "inv_freq", xp)
-    if inv_freq.ndim != 1:
-        msg = f"inv_freq must be one-dimensional; got shape {tuple(inv_freq.shape)}"
-        raise ValueError(msg)
+def _check_ids_and_freq(position_ids: Any, inv_freq: Any, xp: Any) -> Any:
+    """``position_ids`` checked and widened (``[C, ..., L]``), ``inv_freq`` checked (1-D, finite)."""
+    ids = check_positions(position_ids, "position_ids", xp, min_ndim=2)
+    check_float_array(inv_freq, "inv_freq", xp, ndim=1)
+    check_finite_values(inv_freq, "inv_freq", xp)
+    return ids
 
 
 def mrope_angles(
@@ -156,16 +175,17 @@ def mrope_angles(
     product rounded once (float64 where available), so text tokens (all
     components equal) get exactly the 1-D RoPE angles.
     """
-    xp = _compat.array_namespace(position_ids, inv_freq)
-    _check_ids_and_freq(position_ids, inv_freq, xp)
+    xp = namespace(position_ids=position_ids, inv_freq=inv_freq)
+    ids = _check_ids_and_freq(position_ids, inv_freq, xp)
     components = mrope_slot_components(mrope_section, layout=layout)
-    if len(components) != inv_freq.shape[0] or len(tuple(mrope_section)) != position_ids.shape[0]:
-        msg = (
-            f"mrope_section must sum to inv_freq's length {inv_freq.shape[0]} and have one entry per "
-            f"component ({position_ids.shape[0]}); got {tuple(mrope_section)!r}"
+    section = _check_section(mrope_section)
+    if len(components) != inv_freq.shape[0] or len(section) != ids.shape[0]:
+        rule = (
+            f"a section summing to inv_freq's length {inv_freq.shape[0]} with one entry per "
+            f"component ({ids.shape[0]})"
         )
-        raise ValueError(msg)
-    return _angles_from_components(position_ids, inv_freq, components, xp)
+        raise value_error("mrope_section", rule, section)
+    return _angles_from_components(ids, inv_freq, components, xp)
 
 
 def axial_angles(position_ids: Any, inv_freq: Any, /) -> Any:
@@ -193,12 +213,15 @@ def axial_angles(position_ids: Any, inv_freq: Any, /) -> Any:
     -----
     .. math:: \phi_{l} = [\,p_{0,l}\,\omega \;|\; p_{1,l}\,\omega \;|\; \dots]
     """
-    xp = _compat.array_namespace(position_ids, inv_freq)
-    _check_ids_and_freq(position_ids, inv_freq, xp)
-    count, freqs = position_ids.shape[0], inv_freq.shape[0]
+    xp = namespace(position_ids=position_ids, inv_freq=inv_freq)
+    ids = _check_ids_and_freq(position_ids, inv_freq, xp)
+    count, freqs = ids.shape[0], inv_freq.shape[0]
+    if count * freqs > MAX_CHANNELS:
+        rule = f"at most {MAX_CHANNELS} axes x frequencies in all"
+        raise value_error("position_ids", rule, text(f"{count} axes for {freqs} frequencies"))
     tiled = xp.concat([inv_freq] * count, axis=0)
     components = [c for c in range(count) for _ in range(freqs)]
-    return _angles_from_components(position_ids, tiled, components, xp)
+    return _angles_from_components(ids, tiled, components, xp)
 
 
 def _grid_ids(grid: tuple[int, ...], start: int, time_interval: float, xp: Any, dev: Any) -> Any:
@@ -242,7 +265,9 @@ def mrope_position_ids(
     Raises
     ------
     TypeError, ValueError
-        For malformed segments or a negative ``time_interval``.
+        For malformed segments, a negative ``time_interval``, more than
+        ``2**30 / 3`` tokens in all (the ids would exceed 8 GiB), or ids
+        reaching ``2**62``.
 
     Notes
     -----
@@ -253,27 +278,56 @@ def mrope_position_ids(
     Qwen2.5-VL, Qwen3-VL images).
     """
     time_interval = check_real(time_interval, "time_interval", minimum=0.0)
-    xp = _compat.array_namespace(xp=xp)
+    plan = _segment_plan(segments, time_interval)
+    xp = check_namespace(xp)
+    device = check_device(device, xp)
     idx = _compat.index_dtype(xp)
-    parts, start = [], 0
-    for segment in segments:
+    parts = []
+    for segment, start in plan:
         if isinstance(segment, tuple):
-            if len(segment) != 3:
-                msg = f"segments must hold ints (text) or (t, h, w) triples; got {segment!r}"
-                raise ValueError(msg)
-            grid = tuple(check_int(n, "segments grid size", minimum=1) for n in segment)
-            block = _grid_ids(grid, start, time_interval, xp, device)
-            span = max(int((grid[0] - 1) * time_interval), grid[1] - 1, grid[2] - 1)
+            parts.append(_grid_ids(segment, start, time_interval, xp, device))
         else:
-            length = check_int(segment, "segments text length", minimum=0)
-            ids = _compat.arange(start, start + length, xp=xp, dtype=idx, device=device)
-            block = xp.stack([ids, ids, ids], axis=0)
-            span = length - 1
-        parts.append(block)
-        start += span + 1
+            ids = _compat.arange(start, start + segment, xp=xp, dtype=idx, device=device)
+            parts.append(xp.stack([ids, ids, ids], axis=0))
     if not parts:
         return _compat.zeros((3, 0), xp=xp, dtype=idx, device=device)
     return xp.concat(parts, axis=1)
+
+
+def _segment_plan(segments: object, time_interval: float) -> list[tuple[Any, int]]:
+    """Each checked segment (int or (t, h, w)) with its start id; sizes bounded before any allocation."""
+    rule = "a sequence of text lengths (int) and (t, h, w) vision triples"
+    plan, start, tokens = [], 0, 0
+    for i, segment in enumerate(check_sequence(segments, "segments", rule=rule)):
+        name = f"segments[{i}]"
+        if isinstance(segment, tuple):
+            if len(segment) != 3:
+                raise value_error(name, "an int (text) or a (t, h, w) triple", segment)
+            grid = tuple(check_int(n, name, minimum=1, maximum=MAX_ELEMENTS) for n in segment)
+            size = grid[0] * grid[1] * grid[2]
+            span = max(int((grid[0] - 1) * time_interval), grid[1] - 1, grid[2] - 1)
+            segment = grid
+        else:
+            size = check_int(segment, name, minimum=0, maximum=MAX_ELEMENTS, reason=ELEMENTS_REASON)
+            span = size - 1
+        tokens += size
+        if 3 * tokens > MAX_ELEMENTS:
+            raise value_error(
+                "segments",
+                f"at most {MAX_ELEMENTS // 3} tokens in all",
+                text(f"{tokens} tokens"),
+                hint=ELEMENTS_REASON,
+            )
+        if start + span >= POSITION_LIMIT:
+            raise value_error(
+                "time_interval" if isinstance(segment, tuple) else "segments",
+                "small enough that every id is < 2**62",
+                text(f"an id of {start + span}"),
+                hint=POSITION_REASON,
+            )
+        plan.append((segment, start))
+        start += span + 1
+    return plan
 
 
 def vision_position_ids(
@@ -300,21 +354,25 @@ def vision_position_ids(
     Raises
     ------
     TypeError, ValueError
-        For non-positive sizes or a grid not divisible by ``merge_size``.
+        For non-positive sizes, more than ``2**29`` patches, or a grid not
+        divisible by ``merge_size``.
 
     References
     ----------
     Wang et al., "Qwen2-VL", arXiv:2409.12191; the patch order of HF
     ``Qwen2VisionTransformerPretrainedModel.rot_pos_emb``.
     """
-    grid_t = check_int(grid_t, "grid_t")
-    grid_h = check_int(grid_h, "grid_h")
-    grid_w = check_int(grid_w, "grid_w")
-    merge_size = check_int(merge_size, "merge_size")
+    sizes = {"grid_t": grid_t, "grid_h": grid_h, "grid_w": grid_w}
+    grid_t, grid_h, grid_w = (check_int(v, n, maximum=MAX_ELEMENTS) for n, v in sizes.items())
+    if 2 * grid_t * grid_h * grid_w > MAX_ELEMENTS:
+        rule = f"a grid of at most {MAX_ELEMENTS // 2} patches (grid_t * grid_h * grid_w)"
+        got = text(f"{grid_t} x {grid_h} x {grid_w}")
+        raise value_error("grid_t", rule, got, hint=ELEMENTS_REASON)
+    merge_size = check_int(merge_size, "merge_size", maximum=MAX_ELEMENTS)
     if grid_h % merge_size or grid_w % merge_size:
-        msg = f"merge_size must divide grid_h={grid_h} and grid_w={grid_w}; got {merge_size}"
-        raise ValueError(msg)
-    xp = _compat.array_namespace(xp=xp)
+        raise value_error("merge_size", f"a divisor of grid_h={grid_h} and grid_w={grid_w}", merge_size)
+    xp = check_namespace(xp)
+    device = check_device(device, xp)
     idx = _compat.index_dtype(xp)
     flat = _compat.arange(grid_h * grid_w, xp=xp, dtype=idx, device=device)
     m, windows_per_row = merge_size, grid_w // merge_size

@@ -15,8 +15,22 @@ from __future__ import annotations
 from typing import Any
 
 from . import _compat
-from ._validate import check_int, check_integer_array, check_nonnegative_positions, check_real
-from .relative import _check_position_pair, _float_dtype
+from ._validate import (
+    POSITION_LIMIT,
+    POSITION_REASON,
+    check_int,
+    check_nonnegative_positions,
+    check_position_pair,
+    check_positions,
+    check_real,
+    namespace,
+    output_dtype,
+)
+
+
+def _window(value: object, name: str) -> int:
+    return check_int(value, name, minimum=1, maximum=POSITION_LIMIT, reason=POSITION_REASON)
+
 
 __all__ = ["causal_mask", "llama4_attn_scale"]
 
@@ -57,8 +71,9 @@ def causal_mask(
     TypeError
         For non-integer positions or options.
     ValueError
-        For a window or chunk size below 1, or negative positions with
-        ``chunk_size`` (checked on eager arrays).
+        For a window or chunk size below 1 or above ``2**62``, positions with
+        :math:`|p| \ge 2^{62}`, or negative positions with ``chunk_size``
+        (the value checks run on eager arrays).
 
     Notes
     -----
@@ -67,22 +82,26 @@ def causal_mask(
         [\lfloor k_j / C \rfloor = \lfloor q_i / C \rfloor]
 
     with the last two factors only when ``sliding_window`` (:math:`W`) or
-    ``chunk_size`` (:math:`C`) is given.
+    ``chunk_size`` (:math:`C`) is given.  Positions of any integer dtype are
+    widened to int64 first, so :math:`q_i - k_j` never wraps (int8 positions
+    127 and -128 are 255 apart, not -1).
     """
-    xp = _compat.array_namespace(q_positions, k_positions)
-    _check_position_pair(q_positions, k_positions, xp)
+    xp = namespace(q_positions=q_positions, k_positions=k_positions)
+    q, k = check_position_pair(q_positions, k_positions, xp)
     if sliding_window is not None:
-        sliding_window = check_int(sliding_window, "sliding_window", minimum=1)
+        sliding_window = _window(sliding_window, "sliding_window")
     if chunk_size is not None:
-        chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
-        check_nonnegative_positions(q_positions, "q_positions", xp)
-        check_nonnegative_positions(k_positions, "k_positions", xp)
-    q = q_positions[..., :, None]
-    k = k_positions[..., None, :]
+        chunk_size = _window(chunk_size, "chunk_size")
+        check_nonnegative_positions(q, "q_positions", xp)
+        check_nonnegative_positions(k, "k_positions", xp)
+    top = int(xp.iinfo(q.dtype).max)  # larger windows and chunks act like this one (|p| < top / 2)
+    q = q[..., :, None]
+    k = k[..., None, :]
     mask = k <= q
-    if sliding_window is not None:
-        mask = xp.logical_and(mask, (q - k) < sliding_window)
+    if sliding_window is not None:  # widened positions: q - k cannot wrap
+        mask = xp.logical_and(mask, (q - k) < min(sliding_window, top))
     if chunk_size is not None:
+        chunk_size = min(chunk_size, top)
         same = xp.floor_divide(k, chunk_size) == xp.floor_divide(q, chunk_size)
         mask = xp.logical_and(mask, same)
     return mask
@@ -104,8 +123,9 @@ def llama4_attn_scale(
         Non-negative absolute query positions (Meta: ``start_pos .. start_pos +
         L - 1``; HF: ``arange(L) + past_seen_tokens``, ignoring ``position_ids``).
     floor_scale : float
-        HF/Meta ``floor_scale`` (8192).  Integral values use exact integer
-        division; others a float64 (or float32 where that is all) division.
+        HF/Meta ``floor_scale`` (8192), in ``(0, 2**62]``.  Integral values use
+        exact integer division; others a float64 (or float32 where that is
+        all) division.
     attn_scale : float
         HF/Meta ``attn_scale`` (0.1).
     dtype : real floating dtype, optional
@@ -123,7 +143,9 @@ def llama4_attn_scale(
     TypeError
         For non-integer positions or non-real options.
     ValueError
-        For ``floor_scale <= 0`` or negative positions (checked on eager arrays).
+        For ``floor_scale`` outside ``(0, 2**62]`` or negative positions
+        (checked on eager arrays).  Positions of any integer dtype are widened
+        to int64 first (int8 positions work with ``floor_scale=8192``).
 
     Notes
     -----
@@ -133,16 +155,17 @@ def llama4_attn_scale(
     (Meta ``llama_models/llama4/model.py``; HF ``Llama4TextAttention``, which
     writes ``log1p``).
     """
-    xp = _compat.array_namespace(positions)
-    check_integer_array(positions, "positions", xp)
-    floor_scale = check_real(floor_scale, "floor_scale", exclusive_minimum=0.0)
+    xp = namespace(positions=positions)
+    positions = check_positions(positions, "positions", xp)
+    floor_scale = check_real(floor_scale, "floor_scale", exclusive_minimum=0.0, maximum=float(POSITION_LIMIT))
     attn_scale = check_real(attn_scale, "attn_scale")
     check_nonnegative_positions(positions, "positions", xp)
     device = _compat.device(positions)
-    dtype = _float_dtype(xp, device, dtype)
+    dtype = output_dtype(dtype, "dtype", xp, device)
     work = _compat.compute_dtype(xp, device)
     if floor_scale.is_integer():
-        f = int(floor_scale)  # floor((p + 1) / f) without forming p + 1 (no overflow at the dtype's max)
+        # floor((p + 1) / f) without forming p + 1; f beyond the dtype's max acts like its max (level 0)
+        f = min(int(floor_scale), int(xp.iinfo(positions.dtype).max))
         level = xp.astype(
             xp.floor_divide(positions, f) + xp.floor_divide(xp.remainder(positions, f) + 1, f), work
         )

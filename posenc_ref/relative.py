@@ -12,12 +12,27 @@ as named options.
 
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any
 
 from . import _compat
-from ._validate import check_choice, check_float_array, check_float_dtype, check_int, check_integer_array
+from ._validate import (
+    POSITION_LIMIT,
+    POSITION_REASON,
+    broadcast_shapes,
+    check_choice,
+    check_float_array,
+    check_index,
+    check_int,
+    check_integer_array,
+    check_position_pair,
+    check_relative,
+    namespace,
+    text,
+    type_error,
+    value_error,
+    value_range,
+)
 
 __all__ = [
     "SHAW_CONVENTIONS",
@@ -39,43 +54,6 @@ _SHAW_ALIASES = {
 }
 
 
-# --- helpers shared by the bias families (t5, alibi, nope, bias_extra) --------------------------
-
-
-def _check_position_pair(q_positions: Any, k_positions: Any, xp: Any) -> None:
-    check_integer_array(q_positions, "q_positions", xp)
-    check_integer_array(k_positions, "k_positions", xp)
-    for name, x in (("q_positions", q_positions), ("k_positions", k_positions)):
-        if x.ndim < 1:
-            msg = f"{name} must have at least one dimension (the sequence axis); got shape {tuple(x.shape)}"
-            raise ValueError(msg)
-
-
-def _float_dtype(xp: Any, device: Any, dtype: Any) -> Any:
-    """``dtype`` checked to be a real floating dtype; ``None`` -> float64 where available."""
-    if dtype is None:
-        return _compat.compute_dtype(xp, device)
-    return check_float_dtype(dtype, "dtype", xp, float64_available=_compat.has_float64(xp, device))
-
-
-def _check_float_array(x: Any, name: str, xp: Any, *, min_ndim: int = 1) -> None:
-    check_float_array(x, name, xp)
-    if x.ndim < min_ndim:
-        msg = f"{name} must have at least {min_ndim} dimension(s); got shape {tuple(x.shape)}"
-        raise ValueError(msg)
-
-
-def _value_range(x: Any, xp: Any) -> tuple[int, int] | None:
-    """(min, max) of an integer array whose values are known now; else ``None``."""
-    if not _compat.values_known(x) or math.prod(x.shape) == 0:
-        return None
-    return int(xp.min(x)), int(xp.max(x))
-
-
-def _relative(q_positions: Any, k_positions: Any) -> Any:
-    return k_positions[..., None, :] - q_positions[..., :, None]
-
-
 # --- public API ----------------------------------------------------------------------------------
 
 
@@ -94,15 +72,16 @@ def relative_positions(q_positions: Any, k_positions: Any, /) -> Any:
     Returns
     -------
     array, shape ``[..., Lq, Lk]``
-        :math:`r_{ij} = k_j - q_i`, in the promoted integer dtype of the inputs,
-        on their device.  Negative entries are keys *before* the query.
+        :math:`r_{ij} = k_j - q_i` as int64 (int32 on JAX without x64), on
+        the inputs' device.  Negative entries are keys *before* the query.
 
     Raises
     ------
     TypeError
         If either argument is not an integer array.
     ValueError
-        If either argument has no dimension.
+        If either argument has no dimension, or holds a position with
+        :math:`|p| \ge 2^{62}` (read back on eager arrays of 64-bit dtypes).
 
     Notes
     -----
@@ -115,33 +94,41 @@ def relative_positions(q_positions: Any, k_positions: Any, /) -> Any:
     ``relative_positions(q, k)[a:b, c:d]``: bias builders only ever materialise
     the block they are asked for.
 
+    Dtype rule (every bias builder follows it): positions of any integer dtype
+    are widened to int64 *before* subtracting, so differences of unsigned or
+    narrow positions never wrap (``uint8`` positions 1 and 0 give -1, not 255;
+    ``int8`` 127 and -128 give 255).  Positions must satisfy
+    :math:`|p| < 2^{62}` so that every difference fits int64.
+
     Examples
     --------
     >>> import array_api_strict as xp
     >>> r = relative_positions(xp.asarray([2]), xp.arange(4))  # one decoding step: [[-2, -1, 0, 1]]
     """
-    xp = _compat.array_namespace(q_positions, k_positions)
-    _check_position_pair(q_positions, k_positions, xp)
-    return _relative(q_positions, k_positions)
+    xp = namespace(q_positions=q_positions, k_positions=k_positions)
+    q, k = check_position_pair(q_positions, k_positions, xp)
+    return _compat.pairwise_difference(q, k)
+
+
+def _distance(value: object, name: str, minimum: int) -> int:
+    return check_int(value, name, minimum=minimum, maximum=POSITION_LIMIT, reason=POSITION_REASON)
 
 
 def _shaw_limits(max_distance: object, convention: str) -> tuple[int, int]:
     if convention == "bert":
-        if not isinstance(max_distance, numbers.Integral) or isinstance(max_distance, bool):
-            msg = (
-                "max_distance must be an integer (HF BERT's max_position_embeddings) when "
-                f"convention='bert'; got {max_distance!r}"
-            )
-            raise TypeError(msg)
-        return 0, check_int(max_distance, "max_distance", minimum=1)
+        if isinstance(max_distance, bool) or not isinstance(max_distance, numbers.Integral):
+            rule = "an integer (HF BERT's max_position_embeddings) when convention='bert'"
+            raise type_error("max_distance", rule, max_distance)
+        return 0, _distance(max_distance, "max_distance", 1)
     if isinstance(max_distance, tuple):
         if len(max_distance) != 2:
-            msg = f"max_distance must be an integer k or a pair (left, right); got {max_distance!r}"
-            raise ValueError(msg)
-        left = check_int(max_distance[0], "max_distance[0] (left)", minimum=0)
-        right = check_int(max_distance[1], "max_distance[1] (right)", minimum=0)
+            raise value_error("max_distance", "an integer k or a pair (left, right)", max_distance)
+        left = _distance(max_distance[0], "max_distance[0] (left)", 0)
+        right = _distance(max_distance[1], "max_distance[1] (right)", 0)
         return left, right
-    k = check_int(max_distance, "max_distance", minimum=1)
+    if isinstance(max_distance, bool) or not isinstance(max_distance, numbers.Integral):
+        raise type_error("max_distance", "an integer k or a pair (left, right)", max_distance)
+    k = _distance(max_distance, "max_distance", 1)
     return k, k
 
 
@@ -205,14 +192,17 @@ def shaw_index(
     Returns
     -------
     array, same shape and dtype as ``relative``
-        Indices in ``[0, shaw_table_rows(max_distance, convention=convention))``.
+        Indices in ``[0, shaw_table_rows(max_distance, convention=convention))``,
+        computed in int64 (the clip and shift never wrap in a narrow dtype).
 
     Raises
     ------
     TypeError
         If ``relative`` is not an integer array or ``max_distance`` has the wrong type.
     ValueError
-        For a bad ``max_distance`` or ``convention``, and for ``convention="bert"``
+        For a bad ``max_distance`` or ``convention``, a table whose last row
+        does not fit ``relative.dtype`` (int8 with ``max_distance=64`` needs
+        row 128), and for ``convention="bert"``
         when a relative position falls outside the table (HF raises a bare index
         error there, transformers#17026).  That check reads the data; it is skipped
         where values are unknown (Dask, JAX under ``jit``).
@@ -228,20 +218,27 @@ def shaw_index(
     ``max_position_embeddings``.  Shaw et al. use :math:`2k + 1` rows,
     :math:`w_{\operatorname{clip}(j - i, k)}`.
     """
-    xp = _compat.array_namespace(relative)
-    check_integer_array(relative, "relative", xp)
+    xp = namespace(relative=relative)
+    wide = check_relative(relative, "relative", xp)
     convention = check_choice(convention, "convention", SHAW_CONVENTIONS, aliases=_SHAW_ALIASES)
     left, right = _shaw_limits(max_distance, convention)
+    last_row = shaw_table_rows(max_distance, convention=convention) - 1
+    top = int(xp.iinfo(relative.dtype).max)
+    if last_row > top:
+        rule = f"small enough that the last row {last_row} fits relative's dtype {relative.dtype} (<= {top})"
+        raise value_error("max_distance", rule, max_distance, hint="pass relative as int64")
     if convention == "tensor2tensor":
-        return xp.clip(relative, -left, right) + left
-    span = _value_range(relative, xp)
-    if span is not None and (span[0] < 1 - right or span[1] > right - 1):
-        msg = (
-            f"relative must lie in [{1 - right}, {right - 1}] for convention='bert' with "
-            f"max_distance={right} (no clipping, as in HF BERT); got values from {span[0]} to {span[1]}"
-        )
-        raise ValueError(msg)
-    return (right - 1) - relative
+        index = _compat.clip(wide, -left, right, xp=xp) + left
+    else:
+        span = value_range(wide, xp)
+        if span is not None and (span[0] < 1 - right or span[1] > right - 1):
+            rule = (
+                f"in [{1 - right}, {right - 1}] for convention='bert' with max_distance={right} "
+                "(no clipping, as in HF BERT)"
+            )
+            raise value_error("relative", rule, text(f"values from {span[0]} to {span[1]}"))
+        index = (right - 1) - wide
+    return index if index.dtype == relative.dtype else xp.astype(index, relative.dtype)
 
 
 def _gather_rows(table: Any, index: Any, xp: Any) -> Any:
@@ -250,21 +247,11 @@ def _gather_rows(table: Any, index: Any, xp: Any) -> Any:
     return xp.reshape(flat, (*index.shape, table.shape[1]))
 
 
-def _check_table_index(index: Any, table: Any, xp: Any) -> None:
-    check_integer_array(index, "index", xp)
-    if index.ndim < 2:
-        msg = f"index must have shape [..., Lq, Lk]; got shape {tuple(index.shape)}"
-        raise ValueError(msg)
-    _check_float_array(table, "table", xp, min_ndim=2)
-    if table.ndim != 2:
-        msg = f"table must have shape [rows, depth]; got shape {tuple(table.shape)}"
-        raise ValueError(msg)
-    span = _value_range(index, xp)
-    if span is not None and (span[0] < 0 or span[1] >= table.shape[0]):
-        rows = table.shape[0]
-        msg = f"index must lie in [0, {rows}) for a table of {rows} rows"
-        msg += f"; got values from {span[0]} to {span[1]}"
-        raise ValueError(msg)
+def _check_table_index(index: Any, table: Any, xp: Any) -> Any:
+    """``index`` in the index dtype, checked against ``table`` (``[rows, depth]``)."""
+    check_integer_array(index, "index", xp, min_ndim=2)
+    check_float_array(table, "table", xp, ndim=2)
+    return check_index(index, "index", xp, rows=table.shape[0], min_ndim=2)
 
 
 def _swap_last(x: Any, xp: Any) -> Any:
@@ -316,17 +303,20 @@ def shaw_logits(q: Any, index: Any, table: Any, /, *, k: Any = None) -> Any:
     matrix product per query row; the gathered table ``[Lq, Lk, D]`` is the only
     intermediate larger than the output.
     """
-    xp = _compat.array_namespace(q, index, table, k)
-    _check_float_array(q, "q", xp, min_ndim=2)
-    _check_table_index(index, table, xp)
+    xp = namespace(q=q, index=index, table=table, k=k)
+    check_float_array(q, "q", xp, min_ndim=2)
+    index = _check_table_index(index, table, xp)
     if q.shape[-1] != table.shape[1] or q.shape[-2] != index.shape[-2]:
-        msg = f"q must have shape [..., Lq={index.shape[-2]}, D={table.shape[1]}]; got {tuple(q.shape)}"
-        raise ValueError(msg)
+        rule = f"of shape [..., Lq={index.shape[-2]}, D={table.shape[1]}]"
+        raise value_error("q", rule, text(f"shape {tuple(q.shape)}"))
+    leads = {"index": index.shape[:-2], "q": q.shape[:-2]}
     if k is not None:
-        _check_float_array(k, "k", xp, min_ndim=2)
+        check_float_array(k, "k", xp, min_ndim=2)
         if k.shape[-1] != table.shape[1] or k.shape[-2] != index.shape[-1]:
-            msg = f"k must have shape [..., Lk={index.shape[-1]}, D={table.shape[1]}]; got {tuple(k.shape)}"
-            raise ValueError(msg)
+            rule = f"of shape [..., Lk={index.shape[-1]}, D={table.shape[1]}]"
+            raise value_error("k", rule, text(f"shape {tuple(k.shape)}"))
+        leads["k"] = k.shape[:-2]
+    broadcast_shapes(**leads)
     out_dtype = xp.result_type(*(a.dtype for a in (q, table, k) if a is not None))
     work = _compat.compute_dtype(xp, _compat.device(q))
     emb = _gather_rows(xp.astype(table, work), index, xp)  # [..., Lq, Lk, D]
@@ -369,14 +359,13 @@ def shaw_values(weights: Any, index: Any, table: Any, /) -> Any:
     tensor2tensor's ``_relative_attention_inner(weights, v, rel_values,
     transpose=False)`` without the content term.  HF BERT has no value term.
     """
-    xp = _compat.array_namespace(weights, index, table)
-    _check_float_array(weights, "weights", xp, min_ndim=2)
-    _check_table_index(index, table, xp)
+    xp = namespace(weights=weights, index=index, table=table)
+    check_float_array(weights, "weights", xp, min_ndim=2)
+    index = _check_table_index(index, table, xp)
     if weights.shape[-2:] != index.shape[-2:]:
-        msg = (
-            f"weights must have shape [..., {index.shape[-2]}, {index.shape[-1]}]; got {tuple(weights.shape)}"
-        )
-        raise ValueError(msg)
+        rule = f"of shape [..., {index.shape[-2]}, {index.shape[-1]}]"
+        raise value_error("weights", rule, text(f"shape {tuple(weights.shape)}"))
+    broadcast_shapes(index=index.shape[:-2], weights=weights.shape[:-2])
     out_dtype = xp.result_type(weights.dtype, table.dtype)
     work = _compat.compute_dtype(xp, _compat.device(weights))
     emb = _gather_rows(xp.astype(table, work), index, xp)  # [..., Lq, Lk, Dv]

@@ -16,8 +16,25 @@ import math
 from typing import Any
 
 from . import _compat
-from ._angles import cos_sin
-from ._validate import check_choice, check_int, check_integer_array, check_real
+from ._angles import cos_sin, exp
+from ._validate import (
+    POSITION_LIMIT,
+    POSITION_REASON,
+    check_choice,
+    check_compute_dtype,
+    check_dim,
+    check_float_array,
+    check_int,
+    check_positions,
+    check_real,
+    dtype_name,
+    namespace,
+    output_dtype,
+    text,
+    type_error,
+    value_error,
+    value_range,
+)
 from .rope_scaling import RopeFrequencies
 
 __all__ = ["LAYOUTS", "apply_rope", "rope_cos_sin", "xpos_scale"]
@@ -60,27 +77,11 @@ def _cast(a: Any, dtype: Any, xp: Any) -> Any:
     return a if a.dtype == dtype else xp.astype(a, dtype)
 
 
-def _check_float_dtype(dtype: Any, name: str, xp: Any, device: Any) -> None:
-    if dtype is None:
-        return
-    try:
-        floating = xp.isdtype(dtype, "real floating")
-    except (TypeError, ValueError):
-        floating = False
-    if not floating:
-        msg = f"{name} must be a real floating dtype of {xp.__name__}; got {dtype!r}"
-        raise TypeError(msg)
-    if dtype == xp.float64 and not _compat.has_float64(xp, device):
-        msg = f"{name} must not be float64 on this backend/device (no float64 here); got {dtype!r}"
-        raise ValueError(msg)
-
-
 def _rope_compute_dtype(freqs: RopeFrequencies, xp: Any, device: Any, requested: Any) -> Any:
-    if requested is None:
-        fxp = _compat.array_namespace(freqs.inv_freq)
-        if freqs.inv_freq.dtype == fxp.float32:  # the caller built float32 frequencies
-            requested = xp.float32
-    return _compat.compute_dtype(xp, device, requested=requested)
+    fxp = _compat.array_namespace(freqs.inv_freq)
+    if requested is None and freqs.inv_freq.dtype == fxp.float32:  # the caller built float32 frequencies
+        requested = xp.float32
+    return check_compute_dtype(requested, "compute_dtype", xp, device)
 
 
 def rope_cos_sin(
@@ -107,7 +108,9 @@ def rope_cos_sin(
         Token positions ``m`` (KV-cache offsets, per-batch rows, single
         decoding steps).  Negative values rotate backwards.
     freqs : RopeFrequencies
-        From :func:`posenc_ref.rope_frequencies`, or built from an
+        From :func:`posenc_ref.rope_frequencies` or
+        :meth:`RopeFrequencies.from_inv_freq` (both carry exact turns and work
+        with positions of any namespace), or built directly from an
         ``inv_freq`` array (its values, cast to the compute dtype, are then
         taken as exact and must share the namespace of ``positions``).
     layout : {"half", "interleaved"}, optional
@@ -129,10 +132,12 @@ def rope_cos_sin(
     ------
     TypeError
         ``positions`` not an integer array, ``freqs`` not a RopeFrequencies,
-        ``dtype`` not a floating dtype.
+        ``dtype`` not a floating dtype object (a string such as
+        ``"float32"`` included: pass ``xp.float32``).
     ValueError
         Unknown ``layout`` (aliases such as ``"neox"`` are named in the
-        message), float64 requested where it does not exist.
+        message), float64 requested where it does not exist, positions with
+        :math:`|p| \ge 2^{62}`.
 
     Notes
     -----
@@ -169,21 +174,22 @@ def rope_cos_sin(
     """
     layout = _check_layout(layout)
     if not isinstance(freqs, RopeFrequencies):
-        msg = f"freqs must be a RopeFrequencies (from rope_frequencies); got {type(freqs).__name__}"
-        raise TypeError(msg)
-    xp = _compat.array_namespace(positions)
-    check_integer_array(positions, "positions", xp)
+        rule = "a RopeFrequencies (from rope_frequencies or RopeFrequencies.from_inv_freq)"
+        raise type_error("freqs", rule, freqs)
+    # exact turns work with any namespace; inv_freq values alone must live where the positions do
+    xp = namespace(
+        positions=positions, **({} if freqs.turns is not None else {"freqs.inv_freq": freqs.inv_freq})
+    )
+    positions = check_positions(positions, "positions", xp)
     device = _compat.device(positions)
     dtype_c = _rope_compute_dtype(freqs, xp, device, compute_dtype)
-    _check_float_dtype(dtype, "dtype", xp, device)
-    out_dtype = dtype_c if dtype is None else dtype
+    out_dtype = dtype_c if dtype is None else output_dtype(dtype, "dtype", xp, device)
 
     def finish(*tables: Any) -> tuple[Any, ...]:
         return tuple(_finish_table(t, freqs.attention_factor, layout, out_dtype, xp) for t in tables)
 
     if freqs.turns is not None:
         return cos_sin(positions, turns=freqs.turns, xp=xp, dtype=dtype_c, finish=finish)
-    _compat.array_namespace(positions, freqs.inv_freq)  # a TypeError when the libraries differ
     inv_freq = _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)
     return cos_sin(positions, inv_freq=inv_freq, xp=xp, dtype=dtype_c, finish=finish)
 
@@ -191,22 +197,16 @@ def rope_cos_sin(
 def _check_rope_shapes(x: Any, cos: Any, sin: Any) -> int:
     """The rotary width ``R``; errors unless cos/sin fit ``x``."""
     if tuple(cos.shape) != tuple(sin.shape):
-        msg = f"sin must have the shape of cos {tuple(cos.shape)}; got {tuple(sin.shape)}"
-        raise ValueError(msg)
-    if cos.ndim < 1 or x.ndim < 1:
-        msg = f"x and cos must have at least one axis; got shapes {tuple(x.shape)} and {tuple(cos.shape)}"
-        raise ValueError(msg)
+        raise value_error("sin", f"of the shape of cos {tuple(cos.shape)}", text(f"shape {tuple(sin.shape)}"))
     width, channels = cos.shape[-1], x.shape[-1]
     if width % 2 or width > channels:
-        msg = f"cos.shape[-1] must be even and <= x.shape[-1] = {channels}; got {width}"
-        raise ValueError(msg)
+        raise value_error("cos.shape[-1]", f"even and <= x.shape[-1] = {channels}", width)
     lead_x, lead_c = tuple(x.shape[:-1]), tuple(cos.shape[:-1])
     fits = len(lead_c) <= len(lead_x) and all(
         c in (1, n) for c, n in zip(reversed(lead_c), reversed(lead_x), strict=False)
     )
     if not fits:
-        msg = f"cos.shape[:-1] must broadcast to x.shape[:-1] = {lead_x}; got {lead_c}"
-        raise ValueError(msg)
+        raise value_error("cos.shape[:-1]", f"broadcastable to x.shape[:-1] = {lead_x}", lead_c)
     return width
 
 
@@ -255,11 +255,9 @@ def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
     Su et al., RoFormer, arXiv:2104.09864.
     """
     layout = _check_layout(layout)
-    xp = _compat.array_namespace(x, cos, sin)
+    xp = namespace(x=x, cos=cos, sin=sin)
     for name, arr in (("x", x), ("cos", cos), ("sin", sin)):
-        if not xp.isdtype(arr.dtype, "real floating"):
-            msg = f"{name} must be an array of a real floating dtype; got {arr.dtype}"
-            raise TypeError(msg)
+        check_float_array(arr, name, xp, min_ndim=1)
     width = _check_rope_shapes(x, cos, sin)
     work = xp.result_type(x.dtype, cos.dtype, sin.dtype)
     part = _cast(x[..., :width], work, xp)
@@ -283,6 +281,20 @@ def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
     if width == x.shape[-1]:
         return rotated
     return xp.concat([rotated, x[..., width:]], axis=-1)
+
+
+def _check_xpos_range(
+    shifted: Any, scale_base: float, log_zeta: float, dtype: Any, offset: int, xp: Any
+) -> None:
+    """A ``ValueError`` when a scale ``exp(+-(m - c)/B ln zeta_0)`` would overflow ``dtype`` (read back)."""
+    span = value_range(shifted, xp)
+    ceiling = math.log(float(xp.finfo(dtype).max))
+    if span is not None and log_zeta and max(-span[0], span[1]) / scale_base * log_zeta > ceiling:
+        limit = ceiling * scale_base / log_zeta
+        rule = (
+            f"within {limit:.6g} of offset={offset} (farther, the xPos scales overflow {dtype_name(dtype)})"
+        )
+        raise value_error("positions", rule, text(f"values from {span[0] + offset} to {span[1] + offset}"))
 
 
 def xpos_scale(
@@ -334,36 +346,41 @@ def xpos_scale(
     TypeError
         ``positions`` not an integer array; ``dim`` not an integer.
     ValueError
-        ``dim`` odd, ``scale_base <= 0``, ``gamma <= 0``, unknown ``layout``.
+        ``dim`` odd or above 2**15, ``scale_base <= 0``, ``gamma <= 0``,
+        ``|offset| >= 2**62``, unknown ``layout``, positions whose scales
+        would overflow the output dtype.
 
     Notes
     -----
     .. math:: \zeta_i = \frac{2i/d + \gamma}{1 + \gamma}, \quad i < d/2,
 
-    computed as :math:`\exp(\pm (m-c)/B \cdot \ln\zeta_i)`; far from the
-    centre the scales overflow or underflow (:math:`|m - c| \gtrsim 700 B /
-    |\ln\zeta_0|` in float64), which is why implementations centre them.
+    computed as :math:`\exp(\pm (m-c)/B \cdot \ln\zeta_i)` (float64-accurate
+    on MLX too, whose own float64 ``exp`` has float32 accuracy).  Far from the
+    centre the scales overflow (:math:`|m - c| > B \ln(\text{max}) /
+    |\ln\zeta_0|`, about :math:`710 B / |\ln\zeta_0|` in float64): such
+    positions are refused (checked on eager arrays), which is why
+    implementations centre them.
 
     References
     ----------
     Sun et al., "A Length-Extrapolatable Transformer", arXiv:2212.10554.
     """
     layout = _check_layout(layout)
-    dim = check_int(dim, "dim")
-    if dim % 2:
-        msg = f"dim must be an even positive integer; got {dim}"
-        raise ValueError(msg)
+    dim = check_dim(dim, even=True)
     scale_base = check_real(scale_base, "scale_base", exclusive_minimum=0.0)
     gamma = check_real(gamma, "gamma", exclusive_minimum=0.0)
-    offset = check_int(offset, "offset", minimum=None)
-    xp = _compat.array_namespace(positions)
-    check_integer_array(positions, "positions", xp)
+    offset = check_int(
+        offset, "offset", minimum=1 - POSITION_LIMIT, maximum=POSITION_LIMIT - 1, reason=POSITION_REASON
+    )
+    xp = namespace(positions=positions)
+    positions = check_positions(positions, "positions", xp)
     device = _compat.device(positions)
-    _check_float_dtype(dtype, "dtype", xp, device)
+    out = output_dtype(dtype, "dtype", xp, device)
     work = _compat.compute_dtype(xp, device)
     log_zeta = [math.log((2 * i / dim + gamma) / (1 + gamma)) for i in range(dim // 2)]
     log_zeta_arr = _compat.asarray(log_zeta, xp=xp, dtype=work, device=device)
-    power = (xp.astype(xp.expand_dims(positions, axis=-1), work) - float(offset)) / scale_base
-    q_scale, k_scale = xp.exp(power * log_zeta_arr), xp.exp(-power * log_zeta_arr)
-    out = work if dtype is None else dtype
+    shifted = positions - offset if offset else positions  # int64: |p - c| < 2**63, no wrap
+    _check_xpos_range(shifted, scale_base, max(abs(v) for v in log_zeta), out, offset, xp)
+    power = xp.astype(xp.expand_dims(shifted, axis=-1), work) / scale_base
+    q_scale, k_scale = exp(power * log_zeta_arr, xp=xp), exp(-power * log_zeta_arr, xp=xp)
     return xp.astype(_expand(q_scale, layout, xp), out), xp.astype(_expand(k_scale, layout, xp), out)

@@ -15,7 +15,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._rope_params import SCALING_TYPES
-from ._validate import check_choice, check_int, check_real
+from ._validate import (
+    MAX_CHANNELS,
+    POSITION_LIMIT,
+    POSITION_REASON,
+    check_choice,
+    check_int,
+    check_real,
+    check_sequence,
+    text,
+    type_error,
+    value_error,
+)
 from .rope_scaling import RopeFrequencies, exact_frequencies, rope_frequencies
 
 __all__ = ["RopeConfig", "rope_config_from_hf"]
@@ -54,6 +65,13 @@ class RopeConfig:
     scaling: dict[str, Any]
     max_position_embeddings: int | None = None
 
+    def __post_init__(self) -> None:
+        check_int(self.head_dim, "head_dim", maximum=MAX_CHANNELS)
+        check_int(self.dim, "dim", maximum=self.head_dim)
+        if self.max_position_embeddings is not None:
+            _length(self.max_position_embeddings, "max_position_embeddings")
+        exact_frequencies(self.dim, self.base, self.scaling, None)  # dim, base and every scaling key
+
     @property
     def rope_type(self) -> str:
         """The scaling type, one of ``SCALING_TYPES``."""
@@ -74,60 +92,93 @@ class RopeConfig:
         )
 
 
-def _rope_dict(config: Mapping[str, Any], layer_type: str | None) -> tuple[dict[str, Any], bool]:
-    """The scaling dict for ``layer_type`` (a copy) and whether the config is per-layer."""
-    params = config.get("rope_parameters")
-    if params is None:
-        params = config.get("rope_scaling")
+def _rope_dict(config: Mapping[str, Any], layer_type: str | None) -> tuple[dict[str, Any], bool, str]:
+    """The scaling dict for ``layer_type`` (a copy), whether the config is per-layer, and its name."""
+    key = "rope_parameters" if config.get("rope_parameters") is not None else "rope_scaling"
+    name = f"config[{key!r}]"
+    params = config.get(key)
     if params is None:
         params = {}
     if not isinstance(params, Mapping):
-        msg = f"config['rope_parameters'] must be a mapping or null; got {type(params).__name__}"
-        raise TypeError(msg)
-    layer_types = config.get("layer_types") or []
-    nested = bool(params) and all(isinstance(v, Mapping) for v in params.values())
+        raise type_error(name, "a mapping or null", params)
+    layer_types = config.get("layer_types")
+    if layer_types is not None:
+        entries = check_sequence(layer_types, "config['layer_types']", rule="a list of layer type names")
+        layer_types = [v if isinstance(v, str) else str(v) for v in entries]
+    else:
+        layer_types = []
+    nested = bool(params) and all(isinstance(k, str) and isinstance(v, Mapping) for k, v in params.items())
     nested = nested and (not layer_types or set(params) <= set(layer_types))
     if nested:
         kinds = sorted(params)
         if layer_type is None:
-            msg = f"layer_type must be one of {kinds} for this per-layer RoPE config; got None"
-            raise ValueError(msg)
-        return dict(params[check_choice(layer_type, "layer_type", kinds)]), True
-    if layer_type is not None and layer_types and layer_type not in layer_types:
-        msg = f"layer_type must be one of {sorted(set(layer_types))} or None; got {layer_type!r}"
-        raise ValueError(msg)
-    return dict(params), False
+            raise value_error("layer_type", f"one of {kinds} for this per-layer RoPE config", None)
+        kind = check_choice(layer_type, "layer_type", kinds)
+        return dict(params[kind]), True, f"{name}[{kind!r}]"
+    if layer_type is not None:
+        if not isinstance(layer_type, str):
+            raise type_error("layer_type", "None or a layer type name", layer_type)
+        if layer_types and layer_type not in layer_types:
+            raise value_error("layer_type", f"one of {sorted(set(layer_types))} or None", layer_type)
+    return dict(params), False, name
 
 
-def _head_dim(config: Mapping[str, Any]) -> int:
+def _head_dim(config: Mapping[str, Any]) -> tuple[int, str]:
+    """The per-head width and the key it came from."""
     for key in ("qk_rope_head_dim", "head_dim"):
-        if config.get(key):
-            return check_int(config[key], f"config[{key!r}]")
+        if config.get(key) is not None:
+            return check_int(config[key], f"config[{key!r}]", maximum=MAX_CHANNELS), f"config[{key!r}]"
     hidden, heads = config.get("hidden_size"), config.get("num_attention_heads")
     if hidden is None or heads is None:
-        msg = "config must contain 'head_dim' or both 'hidden_size' and 'num_attention_heads'"
-        raise ValueError(msg)
-    return check_int(hidden, "config['hidden_size']") // check_int(heads, "config['num_attention_heads']")
+        rule = "a mapping with 'head_dim' or both 'hidden_size' and 'num_attention_heads'"
+        raise value_error("config", rule, text(f"keys {sorted(map(str, config))[:12]}"))
+    hidden = check_int(hidden, "config['hidden_size']", maximum=MAX_CHANNELS * 2**10)
+    heads = check_int(heads, "config['num_attention_heads']", maximum=hidden)
+    return check_int(
+        hidden // heads, "config['hidden_size'] // config['num_attention_heads']", maximum=MAX_CHANNELS
+    ), "config['hidden_size']"
 
 
-def _scaling(config: Mapping[str, Any], params: dict[str, Any], nested: bool) -> dict[str, Any]:
-    rope_type = params.pop("rope_type", None) or params.pop("type", None) or "default"
-    params.pop("type", None)
-    rope_type = _LEGACY_TYPES.get(rope_type, rope_type)
+def _length(value: object, name: str) -> int | None:
+    """A context length (``None`` stays ``None``): a positive integer below 2**62."""
+    if value is None:
+        return None
+    return check_int(value, name, maximum=POSITION_LIMIT, reason=POSITION_REASON)
+
+
+def _scaling(config: Mapping[str, Any], params: dict[str, Any], nested: bool, name: str) -> dict[str, Any]:
+    rope_type, legacy = params.pop("rope_type", None), params.pop("type", None)
+    rope_type = legacy if rope_type is None else rope_type  # HF v5: rope_type, else the legacy type
+    rope_type = "default" if rope_type is None else rope_type
+    if isinstance(rope_type, str):
+        rope_type = _LEGACY_TYPES.get(rope_type, rope_type)
     for key in _OTHER_KEYS:
         params.pop(key, None)
-    check_choice(rope_type, "rope_type", SCALING_TYPES)
+    check_choice(rope_type, f"{name}['rope_type']", SCALING_TYPES)
     scaling = {"rope_type": rope_type, **params}
-    limit = config.get("max_position_embeddings")
+    limit = _length(config.get("max_position_embeddings"), "config['max_position_embeddings']")
     if rope_type in _NEEDS_LIMIT and limit is not None:
         scaling.setdefault("max_position_embeddings", limit)
     if rope_type in _NEEDS_ORIGINAL:
-        top = config.get("original_max_position_embeddings")
+        top = _length(
+            config.get("original_max_position_embeddings"), "config['original_max_position_embeddings']"
+        )
         if top is not None and not nested:  # Phi-3: the top-level value wins (HF v5)
             scaling["original_max_position_embeddings"] = top
         elif limit is not None:
             scaling.setdefault("original_max_position_embeddings", limit)
     return scaling
+
+
+def _setting(
+    params: dict[str, Any], config: Mapping[str, Any], key: str, name: str, default: float
+) -> tuple[Any, str]:
+    """A value from the rope dict, else the top level, else ``default``: a present 0 stays 0."""
+    value = params.pop(key, None)
+    if value is not None:
+        return value, f"{name}[{key!r}]"
+    value = config.get(key)
+    return (default, key) if value is None else (value, f"config[{key!r}]")
 
 
 def rope_config_from_hf(config: Mapping[str, Any], *, layer_type: str | None = None) -> RopeConfig:
@@ -162,8 +213,13 @@ def rope_config_from_hf(config: Mapping[str, Any], *, layer_type: str | None = N
         Values of the wrong type.
     ValueError
         No head size, per-layer config without a valid ``layer_type``,
-        unknown scaling type, ``partial_rotary_factor`` outside (0, 1], or
-        any scaling key that :func:`posenc_ref.rope_frequencies` refuses.
+        unknown scaling type, ``rope_theta <= 1``, ``partial_rotary_factor``
+        outside (0, 1] or rotating an odd number of channels, or any scaling
+        key that :func:`posenc_ref.rope_frequencies` refuses.  A key that is
+        missing or ``null`` takes its default; a key that is present is
+        always checked, so ``rope_theta: 0`` or ``head_dim: 0`` is an error,
+        never the default.  Messages name the key as it appears in the
+        config (``config['rope_scaling']['factor']``).
 
     Notes
     -----
@@ -183,20 +239,23 @@ def rope_config_from_hf(config: Mapping[str, Any], *, layer_type: str | None = N
     (128, 500000.0, 'llama3')
     """
     if not isinstance(config, Mapping):
-        msg = f"config must be a mapping (a parsed config.json); got {type(config).__name__}"
-        raise TypeError(msg)
-    params, nested = _rope_dict(config, layer_type)
-    base = params.pop("rope_theta", None) or config.get("rope_theta") or 10000.0
-    base = check_real(base, "rope_theta", exclusive_minimum=1.0)
-    proportion = params.pop("partial_rotary_factor", None) or config.get("partial_rotary_factor") or 1.0
-    proportion = check_real(proportion, "partial_rotary_factor", exclusive_minimum=0.0, maximum=1.0)
-    head_dim = _head_dim(config)
-    scaling = _scaling(config, params, nested)
+        raise type_error("config", "a mapping (a parsed config.json)", config)
+    params, nested, name = _rope_dict(config, layer_type)
+    base, base_name = _setting(params, config, "rope_theta", name, 10000.0)
+    base = check_real(base, base_name, exclusive_minimum=1.0)
+    proportion, proportion_name = _setting(params, config, "partial_rotary_factor", name, 1.0)
+    proportion = check_real(proportion, proportion_name, exclusive_minimum=0.0, maximum=1.0)
+    head_dim, head_name = _head_dim(config)
+    scaling = _scaling(config, params, nested, name)
     if scaling["rope_type"] == "proportional":
         dim = head_dim
         scaling["partial_rotary_factor"] = proportion
     else:
         dim = int(head_dim * proportion)
-    limit = config.get("max_position_embeddings")
-    exact_frequencies(dim, base, scaling, None)  # validate every key now, not at first use
+    if dim < 2 or dim % 2:
+        culprit, got = (head_name, head_dim) if proportion == 1.0 else (proportion_name, proportion)
+        rule = f"a value that rotates an even, positive number of channels (head_dim {head_dim} -> dim {dim})"
+        raise value_error(culprit, rule, got)
+    limit = _length(config.get("max_position_embeddings"), "config['max_position_embeddings']")
+    exact_frequencies(dim, base, scaling, None, scaling_name=name)  # validate every key now, not at first use
     return RopeConfig(dim=dim, head_dim=head_dim, base=base, scaling=scaling, max_position_embeddings=limit)

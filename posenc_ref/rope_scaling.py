@@ -13,43 +13,31 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from . import _compat
 from ._angles import PI
-from ._rope_params import SCALING_TYPES, ScalingKeys, scaling_type
-from ._validate import check_int, check_real
+from ._rope_freqs import RopeFrequencies
+from ._rope_params import SCALING_TYPES, ScalingKeys
+from ._validate import (
+    POSITION_LIMIT,
+    POSITION_REASON,
+    check_compute_dtype,
+    check_device,
+    check_dim,
+    check_int,
+    check_namespace,
+    check_real,
+    type_error,
+    value_error,
+)
 
-__all__ = ["SCALING_TYPES", "RopeFrequencies", "rope_frequencies"]
+__all__ = ["SCALING_TYPES", "RopeFrequencies", "rope_frequencies"]  # RopeFrequencies lives in _rope_freqs
 
 D = decimal.Decimal
 _CONTEXT = decimal.Context(prec=60)
 _TWO_PI = _CONTEXT.multiply(2, PI)  # module-level arithmetic would use the 28-digit default context
-
-
-@dataclass(frozen=True, eq=False)
-class RopeFrequencies:
-    """Inverse frequencies of the rotated pairs and the cos/sin multiplier.
-
-    Attributes
-    ----------
-    inv_freq : array, shape ``(dim // 2,)``
-        ``theta_i`` in the compute dtype (float64 where the backend has it).
-    attention_factor : float
-        Multiplies cos and sin (YaRN's ``mscale``, LongRoPE's scale); 1.0 for
-        most types.
-    turns : tuple of Fraction, optional
-        ``theta_i / 2pi`` computed to about 190 bits on the host; used by
-        :func:`posenc_ref.rope_cos_sin` for exact phase reduction.  ``None``
-        for frequencies built directly from an array: the values of
-        ``inv_freq`` are then taken as exact.
-    """
-
-    inv_freq: Any
-    attention_factor: float = 1.0
-    turns: tuple[Fraction, ...] | None = field(default=None, repr=False, compare=False)
 
 
 def _thetas(dim: int, log_base: D, *, count: int | None = None) -> list[D]:
@@ -69,8 +57,8 @@ def _linear(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tuple[
 
 def _check_dim_above_two(dim: int, rope_type: str) -> None:
     if dim <= 2:
-        msg = f"dim must be > 2 for rope_type {rope_type!r} (the base exponent is dim/(dim-2)); got {dim}"
-        raise ValueError(msg)
+        rule = f"> 2 for rope_type {rope_type!r} (the base exponent is dim/(dim-2))"
+        raise value_error("dim", rule, dim)
 
 
 def _ntk(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tuple[list[D], D]:
@@ -93,25 +81,30 @@ def _yarn_mscale(scale: D, mscale: D | None = None) -> D:
     return D(1) if scale <= 1 else D("0.1") * mscale * scale.ln() + 1
 
 
+_HF_FALSY = "HF reads 0 as absent; leave the key out for its default"
+
+
 def _yarn_attention_factor(keys: ScalingKeys, factor: D) -> D:
     explicit = keys.real("attention_factor", exclusive_minimum=0.0)
+    keys.real("mscale", exclusive_minimum=0.0, hint=_HF_FALSY)  # validated even when unused
+    keys.real("mscale_all_dim", exclusive_minimum=0.0, hint=_HF_FALSY)
     if explicit is not None:
         return D(explicit)
     mscale, mscale_all_dim = keys.real("mscale"), keys.real("mscale_all_dim")
-    if mscale and mscale_all_dim:  # HF: both present and non-zero
+    if mscale is not None and mscale_all_dim is not None:  # both present (HF: both truthy)
         return _yarn_mscale(factor, D(mscale)) / _yarn_mscale(factor, D(mscale_all_dim))
     return _yarn_mscale(factor)
 
 
 def _yarn_range(dim: int, base: D, keys: ScalingKeys) -> tuple[D, D]:
     """HF's ``find_correction_range``: pair indices where the ramp starts and ends."""
-    beta_fast = keys.real("beta_fast") or 32.0  # HF uses `or`: 0 and None both mean the default
-    beta_slow = keys.real("beta_slow") or 1.0
-    for key, value in (("beta_fast", beta_fast), ("beta_slow", beta_slow)):
-        check_real(value, keys.name(key), exclusive_minimum=0.0)
+    beta_fast = keys.real("beta_fast", exclusive_minimum=0.0, hint=_HF_FALSY)
+    beta_slow = keys.real("beta_slow", exclusive_minimum=0.0, hint=_HF_FALSY)
+    beta_fast = 32.0 if beta_fast is None else beta_fast
+    beta_slow = 1.0 if beta_slow is None else beta_slow
     if beta_fast <= beta_slow:
-        msg = f"scaling['beta_fast'] must be > scaling['beta_slow'] ({beta_slow!r}); got {beta_fast!r}"
-        raise ValueError(msg)
+        rule = f"> scaling['beta_slow'] ({beta_slow!r})"
+        raise value_error(keys.name("beta_fast"), rule, beta_fast)
     original = D(keys.original_max())
 
     def correction_dim(rotations: float) -> D:
@@ -143,11 +136,8 @@ def _llama3(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tuple[
     low_factor = D(keys.real("low_freq_factor", required=True, exclusive_minimum=0.0))
     high_factor = D(keys.real("high_freq_factor", required=True, exclusive_minimum=0.0))
     if high_factor < low_factor:
-        msg = (
-            f"scaling['high_freq_factor'] must be >= scaling['low_freq_factor'] ({float(low_factor)!r}); "
-            f"got {float(high_factor)!r}"
-        )
-        raise ValueError(msg)
+        rule = f">= {keys.name('low_freq_factor')} ({float(low_factor)!r})"
+        raise value_error(keys.name("high_freq_factor"), rule, float(high_factor))
     original = D(keys.original_max())
     low_wavelength, high_wavelength = original / low_factor, original / high_factor
     out = []
@@ -181,7 +171,8 @@ def _longrope(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tupl
 
 def _proportional(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tuple[list[D], D]:
     factor = D(keys.factor(default=1.0))
-    proportion = keys.real("partial_rotary_factor") or 1.0
+    proportion = keys.real("partial_rotary_factor")
+    proportion = 1.0 if proportion is None else proportion
     rotated = int(proportion * dim // 2)  # HF: int(partial_rotary_factor * head_dim // 2)
     thetas = _thetas(dim, base.ln(), count=rotated) + [D(0)] * (dim // 2 - rotated)
     return [t / factor for t in thetas], D(1)
@@ -203,27 +194,30 @@ def _check_scaling(scaling: object) -> Mapping[str, Any]:
     if scaling is None:
         return {"rope_type": "default"}
     if not isinstance(scaling, Mapping):
-        msg = f"scaling must be None or a mapping of HF rope_parameters keys; got {type(scaling).__name__}"
-        raise TypeError(msg)
+        raise type_error("scaling", "None or a mapping of HF rope_parameters keys", scaling)
     return scaling
 
 
 def exact_frequencies(
-    dim: int, base: float, scaling: Mapping[str, Any] | None, seq_len: int | None
+    dim: int,
+    base: float,
+    scaling: Mapping[str, Any] | None,
+    seq_len: int | None,
+    *,
+    scaling_name: str = "scaling",
 ) -> tuple[list[D], D]:
-    """Validate the arguments and return ``theta_i`` and the attention factor as 60-digit decimals."""
-    dim = check_int(dim, "dim")
-    if dim % 2:
-        msg = f"dim must be an even positive integer; got {dim}"
-        raise ValueError(msg)
+    """Validate the arguments and return ``theta_i`` and the attention factor as 60-digit decimals.
+
+    ``scaling_name`` is how messages name the scaling dict (``config['rope_scaling']``).
+    """
+    dim = check_dim(dim, even=True)
     base = check_real(base, "base", exclusive_minimum=1.0)
     if seq_len is not None:
-        seq_len = check_int(seq_len, "seq_len")
+        seq_len = check_int(seq_len, "seq_len", maximum=POSITION_LIMIT, reason=POSITION_REASON)
     scaling = _check_scaling(scaling)
-    rope_type = scaling_type(scaling)
-    keys = ScalingKeys(scaling, rope_type, base=base)
+    keys = ScalingKeys(scaling, base=base, name=scaling_name)
     with decimal.localcontext(_CONTEXT):
-        return _FORMULAS[rope_type](dim, D(base), keys, seq_len)
+        return _FORMULAS[keys.rope_type](dim, D(base), keys, seq_len)
 
 
 def rope_frequencies(
@@ -285,12 +279,17 @@ def rope_frequencies(
     ------
     TypeError
         ``dim``/``seq_len`` not integers, ``scaling`` not a mapping, a key of
-        the wrong type.
+        the wrong type (a set or dict for a factor list, a nested dict for a
+        number), ``xp`` not a namespace, ``compute_dtype`` not a dtype object.
     ValueError
-        ``dim`` odd or not positive, ``base <= 1``, unknown ``rope_type``,
-        unknown or missing keys, ``factor < 1``, ``beta_fast <= beta_slow``,
+        ``dim`` odd, not positive or above ``2**15`` (host frequencies would
+        take minutes), ``base <= 1``, unknown ``rope_type``, unknown or missing
+        keys, ``factor < 1``, ``beta_fast <= beta_slow``,
         ``high_freq_factor < low_freq_factor``, factor lists whose length is
-        not ``dim // 2``.
+        not ``dim // 2``, and a key that is present but 0 or negative where
+        HF would read 0 as "absent" (``beta_fast``, ``beta_slow``, ``mscale``,
+        ``mscale_all_dim``): a missing or ``None`` key takes the default, a
+        present one is always checked.
 
     Notes
     -----
@@ -307,7 +306,7 @@ def rope_frequencies(
       ``beta_fast`` and ``beta_slow`` (floor/ceil when ``truncate``, then
       clamped to ``[0, d-1]``; ``hi += 0.001`` when equal).  Attention factor:
       ``attention_factor``, else :math:`m(s, \mu)/m(s, \mu_{all})` when
-      ``mscale`` and ``mscale_all_dim`` are both non-zero (DeepSeek), else
+      ``mscale`` and ``mscale_all_dim`` are both given (DeepSeek; both > 0), else
       :math:`m(s, 1)`, with :math:`m(s, \mu) = 0.1\mu\ln s + 1` (1 if
       :math:`s \le 1`).  ``factor`` defaults to ``max/original``.
     - ``llama3`` (Meta's ``apply_scaling``): with wavelength
@@ -340,8 +339,9 @@ def rope_frequencies(
     (1.34657, (32,))
     """
     thetas, attention_factor = exact_frequencies(dim, base, scaling, seq_len)
-    xp = _compat.array_namespace(xp=xp)
-    dtype = _compat.compute_dtype(xp, device, requested=compute_dtype)
+    xp = check_namespace(xp)
+    device = check_device(device, xp)
+    dtype = check_compute_dtype(compute_dtype, "compute_dtype", xp, device)
     with decimal.localcontext(_CONTEXT):
         turns = tuple(Fraction(t / _TWO_PI) for t in thetas)
     inv_freq = _compat.asarray([float(t) for t in thetas], xp=xp, dtype=dtype, device=device)

@@ -29,7 +29,7 @@ from decimal import Decimal
 from typing import Any
 
 from . import _compat, _validate
-from ._angles import PI, cos_sin
+from ._angles import PI, cos_sin, power_turns
 
 __all__ = ["SINUSOIDAL_CONVENTIONS", "sinusoidal"]
 
@@ -96,8 +96,7 @@ def _ln(x: float) -> Decimal:
 
 
 def _vaswani_turns(dim: int, count: int, base: float) -> tuple[Decimal, ...]:
-    with decimal.localcontext(_CONTEXT):
-        return tuple(_exp(-Decimal(2 * k) / dim * _ln(base)) / (2 * PI) for k in range(count))
+    return power_turns(base, dim, range(count))
 
 
 @functools.lru_cache(maxsize=128)
@@ -132,26 +131,43 @@ def _check_options(convention: str, dim: int, options: dict[str, Any]) -> tuple[
     opt = _validate.check_options(
         options, _OPTIONS[convention], f"convention {convention!r}", elsewhere=_ELSEWHERE
     )
-    for name in ("base", "min_timescale", "max_timescale", "min_freq", "max_freq"):
+    if "base" in opt:  # base**(-2k/d) <= 1 rad per position
+        opt["base"] = _validate.check_real(opt["base"], "base", exclusive_minimum=1.0)
+    for name in ("min_timescale", "max_timescale", "min_freq", "max_freq"):
         if name in opt:
             opt[name] = _validate.check_real(opt[name], name, exclusive_minimum=0.0)
     if convention == "fairseq":
-        opt["padding_idx"] = _validate.check_int(opt["padding_idx"], "padding_idx", minimum=0)
+        opt["padding_idx"] = _validate.check_int(
+            opt["padding_idx"], "padding_idx", minimum=0, maximum=_validate.POSITION_LIMIT
+        )
         if dim in (2, 3):
-            msg = (
-                f"dim must be 1 or at least 4 for convention 'fairseq'; got {dim} "
-                "(fairseq divides log(10000) by dim // 2 - 1 = 0)"
-            )
-            raise ValueError(msg)
+            rule = "1 or at least 4 for convention 'fairseq'"
+            hint = "fairseq divides log(10000) by dim // 2 - 1 = 0"
+            raise _validate.value_error("dim", rule, dim, hint=hint)
     if convention == "mlx":
         if dim % 2:
-            msg = f"dim must be even for convention 'mlx' (mlx.nn.SinusoidalPositionalEncoding); got {dim}"
-            raise ValueError(msg)
+            raise _validate.value_error("dim", "even for convention 'mlx' (as MLX requires)", dim)
         if opt["scale"] is not None:
             opt["scale"] = _validate.check_real(opt["scale"], "scale")
         for name in ("cos_first", "full_turns"):
             _validate.check_bool(opt[name], name)
     return tuple(sorted(opt.items()))
+
+
+#: Fastest frequency, in turns per position, that keeps phases float64-exact: turns are held to
+#: 42 digits (relative error 5e-43), so at |p| < 2**62 the phase is off by < 2**20 * 2.3e-24 turns.
+_MAX_TURNS = 2**20
+
+
+def _check_frequencies(plan: _Plan, convention: str, options: dict[str, Any]) -> None:
+    """A ``ValueError`` naming the option when a frequency exceeds :data:`_MAX_TURNS`."""
+    if plan.turns and max(plan.turns) > _MAX_TURNS:
+        if convention == "tensor2tensor":
+            name = "min_timescale"
+        else:
+            name = "max_freq" if options["max_freq"] >= options["min_freq"] else "min_freq"
+        rule = f"small enough that every frequency is at most 2**20 turns per position ({convention!r})"
+        raise _validate.value_error(name, rule, options[name])
 
 
 def _layout(plan: _Plan, sin: Any, cos: Any, *, xp: Any, dtype: Any) -> Any:
@@ -268,10 +284,13 @@ def sinusoidal(
         ``positions`` is not an integer array, ``dtype`` is not a real floating
         dtype, an option is unknown for the convention, or has the wrong type.
     ValueError
-        ``dim < 1``; an unknown ``convention``; an option out of range
-        (bases, timescales and frequencies must be positive); ``dim`` in
-        {2, 3} for ``"fairseq"`` or odd ``dim`` for ``"mlx"``; a fairseq
-        position before row 0; ``dtype`` float64 where it is unavailable.
+        ``dim < 1`` or above ``2**15``; an unknown ``convention``; an option
+        out of range (``base`` must be > 1, timescales and frequencies
+        positive, and no frequency above ``2**20`` turns per position, where
+        the 42-digit host frequencies would no longer give exact phases);
+        ``dim`` in {2, 3} for ``"fairseq"`` or odd ``dim`` for ``"mlx"``; a
+        fairseq position before row 0; positions with :math:`|p| \ge 2^{62}`;
+        ``dtype`` float64 where it is unavailable.
 
     Notes
     -----
@@ -315,18 +334,17 @@ def sinusoidal(
     >>> [round(float(v), 6) for v in row[0, :]]
     [0.841471, 0.025116, 0.000631, 0.540302, 0.999685]
     """
-    xp = _compat.array_namespace(positions)
-    _validate.check_integer_array(positions, "positions", xp)
-    dim = _validate.check_int(dim, "dim")
+    xp = _validate.namespace(positions=positions)
+    positions = _validate.check_positions(positions, "positions", xp)
+    dim = _validate.check_dim(dim)
     convention = _validate.check_choice(
         convention, "convention", SINUSOIDAL_CONVENTIONS, aliases=_CONVENTION_ALIASES
     )
     checked = _check_options(convention, dim, options)
     dev = _compat.device(positions)
-    has64 = _compat.has_float64(xp, dev)
-    dtype = _compat.compute_dtype(xp, dev) if dtype is None else dtype
-    _validate.check_float_dtype(dtype, "dtype", xp, float64_available=has64)
+    dtype = _validate.output_dtype(dtype, "dtype", xp, dev)
     plan = _plan(convention, dim, checked)
+    _check_frequencies(plan, convention, dict(checked))
     cdt = _compat.compute_dtype(xp, dev)
     if convention != "fairseq":
         return _assemble(plan, positions, xp=xp, dtype=cdt, out_dtype=dtype)

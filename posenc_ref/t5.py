@@ -31,8 +31,19 @@ import functools
 from typing import Any
 
 from . import _compat
-from ._validate import check_int, check_integer_array
-from .relative import _check_float_array, _check_position_pair, _relative
+from ._validate import (
+    BUCKETS_REASON,
+    MAX_BUCKETS,
+    POSITION_LIMIT,
+    POSITION_REASON,
+    check_bool,
+    check_float_array,
+    check_int,
+    check_position_pair,
+    check_relative,
+    namespace,
+    value_error,
+)
 
 __all__ = ["t5_bias", "t5_bucket", "t5_bucket_thresholds"]
 
@@ -43,26 +54,38 @@ def _split(num_buckets: int, bidirectional: bool) -> tuple[int, int]:
     return half, half // 2
 
 
-def _check_config(num_buckets: object, max_distance: object, bidirectional: object) -> tuple[int, int, bool]:
-    if not isinstance(bidirectional, bool):
-        msg = f"bidirectional must be True or False; got {bidirectional!r}"
-        raise TypeError(msg)
-    num_buckets = check_int(num_buckets, "num_buckets", minimum=2)
+def _check_config(
+    num_buckets: object, max_distance: object, bidirectional: object, *, buckets_name: str = "num_buckets"
+) -> tuple[int, int, bool]:
+    bidirectional = check_bool(bidirectional, "bidirectional")
+    num_buckets = check_int(num_buckets, buckets_name, minimum=2, maximum=MAX_BUCKETS, reason=BUCKETS_REASON)
     if bidirectional and num_buckets < 4:
-        msg = (
-            "num_buckets must be >= 4 when bidirectional=True (each direction needs "
-            f"at least one exact bucket); got {num_buckets}"
-        )
-        raise ValueError(msg)
-    max_distance = check_int(max_distance, "max_distance", minimum=1)
+        rule = ">= 4 when bidirectional=True (each direction needs at least one exact bucket)"
+        raise value_error(buckets_name, rule, num_buckets)
+    max_distance = check_int(
+        max_distance, "max_distance", minimum=1, maximum=POSITION_LIMIT, reason=POSITION_REASON
+    )
     max_exact = _split(num_buckets, bidirectional)[1]
     if max_distance <= max_exact:
-        msg = (
-            f"max_distance must be > the exact range max_exact={max_exact} "
-            f"(num_buckets={num_buckets}, bidirectional={bidirectional}); got {max_distance}"
+        rule = (
+            f"> the exact range max_exact={max_exact} (num_buckets={num_buckets}, "
+            f"bidirectional={bidirectional})"
         )
-        raise ValueError(msg)
+        raise value_error("max_distance", rule, max_distance)
     return num_buckets, max_distance, bidirectional
+
+
+def _root_ceil(target: int, power: int) -> int:
+    """The smallest integer ``n >= 0`` with ``n**power >= target`` (Newton's method on integers)."""
+    if target <= 1:
+        return max(target, 0)
+    n = 1 << -(-target.bit_length() // power)  # n**power >= target
+    while True:  # decreasing from above to floor(target ** (1 / power))
+        smaller = ((power - 1) * n + target // n ** (power - 1)) // power
+        if smaller >= n:
+            break
+        n = smaller
+    return n if n**power >= target else n + 1
 
 
 @functools.lru_cache(maxsize=64)
@@ -70,24 +93,11 @@ def _thresholds(half: int, max_exact: int, max_distance: int) -> tuple[int, ...]
     """Smallest ``n`` reaching each log bucket ``max_exact + s``, s = 1 .. half - max_exact - 1.
 
     ``floor(log(n / e) / log(D / e) * N) >= s``  <=>  ``(n / e)**N >= (D / e)**s``
-    <=>  ``n**N * e**s >= D**s * e**N`` (integers, exact), with ``e = max_exact``,
-    ``D = max_distance`` and ``N = half - max_exact``.
+    <=>  ``n**N >= D**s * e**(N - s)`` (integers, exact), with ``e = max_exact``,
+    ``D = max_distance`` and ``N = half - max_exact``: an integer ``N``-th root.
     """
     e, d, big_n = max_exact, max_distance, half - max_exact
-    out = []
-    for s in range(1, big_n):
-        target = d**s * e**big_n
-
-        def reaches(n: int, s: int = s, target: int = target) -> bool:
-            return n**big_n * e**s >= target
-
-        n = max(e + 1, int(e * (d / e) ** (s / big_n)) - 1)
-        while not reaches(n):
-            n += 1
-        while n - 1 > e and reaches(n - 1):
-            n -= 1
-        out.append(n)
-    return tuple(out)
+    return tuple(max(e + 1, _root_ceil(d**s * e ** (big_n - s), big_n)) for s in range(1, big_n))
 
 
 def t5_bucket_thresholds(
@@ -158,8 +168,9 @@ def t5_bucket(
         If ``relative`` is not an integer array (float positions would make the
         bucket depend on rounding) or an option has the wrong type.
     ValueError
-        If ``num_buckets < 2`` (``< 4`` bidirectional), ``max_distance <=
-        max_exact``, or ``num_buckets - 1`` does not fit ``relative.dtype``.
+        If ``num_buckets < 2`` (``< 4`` bidirectional) or above 4096,
+        ``max_distance <= max_exact`` or above ``2**62``, or ``num_buckets - 1``
+        does not fit ``relative.dtype``.
 
     Notes
     -----
@@ -175,22 +186,33 @@ def t5_bucket(
     plus :math:`B` when bidirectional and :math:`r > 0`.  The floor is evaluated
     exactly by comparing :math:`n` with integer thresholds
     (:func:`t5_bucket_thresholds`), not with a float ``log``.
+
+    Dtype rule: ``relative`` of any integer dtype is widened to int64 before
+    ``abs`` and the comparisons (``abs`` of int8 -128 wraps to -128), and the
+    buckets are cast back to ``relative.dtype``; unsigned values beyond int64
+    saturate, which gives the same (last) bucket.
     """
-    xp = _compat.array_namespace(relative)
-    check_integer_array(relative, "relative", xp)
+    xp = namespace(relative=relative)
+    wide = check_relative(relative, "relative", xp)
     num_buckets, max_distance, bidirectional = _check_config(num_buckets, max_distance, bidirectional)
     dtype = relative.dtype
     top = int(xp.iinfo(dtype).max)
     if num_buckets - 1 > top:
-        msg = f"num_buckets must fit relative.dtype {dtype} (max {top}); got {num_buckets}"
-        raise ValueError(msg)
+        rule = f"small enough that bucket {num_buckets - 1} fits relative's dtype {dtype} (<= {top})"
+        raise value_error("num_buckets", rule, num_buckets, hint="pass relative as int64")
+    buckets = _buckets(wide, num_buckets, max_distance, bidirectional, xp)
+    return buckets if buckets.dtype == dtype else xp.astype(buckets, dtype)
+
+
+def _buckets(relative: Any, num_buckets: int, max_distance: int, bidirectional: bool, xp: Any) -> Any:
+    """Buckets of index-dtype ``relative`` (no wrapping: ``|r| <= 2**63 - 1``), in that dtype."""
     half, max_exact = _split(num_buckets, bidirectional)
     table = _bucket_table(half, max_exact, max_distance, bidirectional)
-    if table is not None and table[0] <= top:
-        cap, buckets = table
-        lut = _compat.asarray(buckets, xp=xp, dtype=dtype, device=_compat.device(relative))
-        return _compat.take_table(lut, _lut_index(relative, cap, xp), xp=xp)
-    return _count_buckets(relative, half, max_exact, max_distance, bidirectional, xp)
+    if table is None:
+        return _count_buckets(relative, half, max_exact, max_distance, bidirectional, xp)
+    cap, buckets = table
+    lut = _compat.asarray(buckets, xp=xp, dtype=relative.dtype, device=_compat.device(relative))
+    return _compat.take_table(lut, _lut_index(relative, cap, xp), xp=xp)
 
 
 def _count_buckets(
@@ -199,6 +221,7 @@ def _count_buckets(
     """Buckets by counting thresholds (fallback for a huge saturation distance)."""
     dtype = relative.dtype
     top = int(xp.iinfo(dtype).max)
+    relative = _compat.clip(relative, -top, top, xp=xp)  # abs(-2**63) would wrap; buckets saturate anyway
     if bidirectional:
         offset = xp.astype(relative > 0, dtype) * half
         n = xp.abs(relative)
@@ -241,14 +264,8 @@ def _bucket_table(
 
 
 def _lut_index(relative: Any, cap: int, xp: Any) -> Any:
-    """Row of the bucket table for each relative position: ``clip(r, -cap, cap) + cap``.
-
-    Rows are counted in the index dtype (``take`` wants int32/int64 on PyTorch), so
-    ``2 cap`` may exceed a narrow ``relative`` dtype.
-    """
-    index = _compat.clip(relative, -cap, cap, xp=xp)
-    wide = _compat.index_dtype(xp)
-    return (index if index.dtype == wide else xp.astype(index, wide)) + cap
+    """Row of the bucket table for each (index-dtype) relative position: ``clip(r, -cap, cap) + cap``."""
+    return _compat.clip(relative, -cap, cap, xp=xp) + cap
 
 
 def t5_bias(
@@ -289,18 +306,17 @@ def t5_bias(
     -----
     .. math:: \mathrm{bias}_{h,i,j} = T\bigl[b(k_j - q_i),\, h\bigr]
     """
-    xp = _compat.array_namespace(q_positions, k_positions, table)
-    _check_position_pair(q_positions, k_positions, xp)
-    _check_float_array(table, "table", xp, min_ndim=2)
-    if table.ndim != 2:
-        msg = f"table must have shape [num_buckets, num_heads]; got shape {tuple(table.shape)}"
-        raise ValueError(msg)
-    num_buckets, max_distance, bidirectional = _check_config(table.shape[0], max_distance, bidirectional)
-    relative = _relative(q_positions, k_positions)
+    xp = namespace(q_positions=q_positions, k_positions=k_positions, table=table)
+    q, k = check_position_pair(q_positions, k_positions, xp)
+    check_float_array(table, "table", xp, ndim=2)
+    num_buckets, max_distance, bidirectional = _check_config(
+        table.shape[0], max_distance, bidirectional, buckets_name="table.shape[0] (num_buckets)"
+    )
+    relative = _compat.pairwise_difference(q, k)
     half, max_exact = _split(num_buckets, bidirectional)
     lut = _bucket_table(half, max_exact, max_distance, bidirectional)
     heads_first = xp.permute_dims(table, (1, 0))  # [H, num_buckets]
-    if lut is None or lut[0] > int(xp.iinfo(relative.dtype).max):
+    if lut is None:
         buckets = _count_buckets(relative, half, max_exact, max_distance, bidirectional, xp)
         bias = _compat.take_table(heads_first, buckets, xp=xp)  # [H, ..., Lq, Lk]
     else:

@@ -75,6 +75,24 @@ class TestAlibiSlopes:
         if _compat.has_float64(xp):
             np.testing.assert_array_equal(to_numpy(alibi_slopes(n, xp=xp, dtype=xp.float64)), expected64)
 
+    @pytest.mark.parametrize("max_bias", [7.3, 0.1, 12.5, 1 / 3])
+    def test_correctly_rounded_for_any_max_bias(self, xp, max_bias):
+        # main: 2.0 ** -(max_bias * k / n) rounded the exponent first: 633 of 900 slopes off by an ulp
+        from posenc_ref_conformance import oracle
+
+        heads = [1, 3, 5, 8, 12, 24, 40, 96, 112]
+        with oracle.working_precision(60):
+            expected = [
+                [oracle.round_float64(v) for v in oracle.alibi.alibi_slopes(n, max_bias=max_bias)]
+                for n in heads
+            ]
+        for n, want in zip(heads, expected, strict=True):
+            if _compat.has_float64(xp):
+                out = to_numpy(alibi_slopes(n, max_bias=max_bias, xp=xp, dtype=xp.float64))
+                np.testing.assert_array_equal(out, want)
+            out32 = to_numpy(alibi_slopes(n, max_bias=max_bias, xp=xp, dtype=xp.float32))
+            np.testing.assert_array_equal(out32, np.asarray(want).astype(np.float32))
+
     def test_twelve_heads_not_the_pre_3071_mlx_rule(self, xp):
         out = to_numpy(alibi_slopes(12, xp=xp, dtype=xp.float32))
         np.testing.assert_allclose(out[:9], [2.0**-k for k in range(1, 9)] + [2**-0.5], rtol=1e-7)
@@ -211,7 +229,7 @@ class TestAlibiBias:
             alibi_bias(pos, pos, pos)
         with pytest.raises(TypeError, match=r"^k_positions must be an array of an integer dtype"):
             alibi_bias(pos, xp.asarray([0.0, 1.0]), slopes)
-        with pytest.raises(ValueError, match=r"^slopes must have at least 1 dimension"):
+        with pytest.raises(ValueError, match=r"^slopes must be at least 1-dimensional; got shape \(\)"):
             alibi_bias(pos, pos, xp.asarray(0.5))
 
 

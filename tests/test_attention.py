@@ -162,8 +162,8 @@ class TestAttention:
     @pytest.mark.parametrize(
         ("change", "error", "pattern"),
         [
-            ({"k": "short_d"}, ValueError, r"^k must have the head dimension of q \(5\)"),
-            ({"v": "short_l"}, ValueError, r"^v must have as many rows as k \(6\)"),
+            ({"k": "short_d"}, ValueError, r"^k must be of shape \[\.\.\., Lk, 5\] \(the head"),
+            ({"v": "short_l"}, ValueError, r"^v must be of shape \[\.\.\., 6, Dv\]"),
             ({"q": "int"}, TypeError, r"^q must be an array of a real floating dtype"),
             ({"mask": "float"}, TypeError, r"^mask must be a boolean array"),
             ({"bias": "int"}, TypeError, r"^bias must be an array of a real floating dtype"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -51,6 +52,35 @@ class TestSandwichBias:
         tol = {"rtol": 1e-13, "atol": 1e-13} if wide == xp.float64 else {"rtol": 1e-5, "atol": 1e-5}
         assert_close(out, sandwich(q, k, 4, 16), xp=xp, dtype=wide, device=device, **tol)
 
+    def test_documented_accuracy_at_distances_up_to_2_63(self, xp):
+        # main: one float64 rounding of d * theta / 2pi: garbage beyond |d| ~ 2**53 (bias off by ~1)
+        big = 2**62 - 1
+        q, k = [0, -big, 12345], [big, 3, -big, 2**61 + 7]
+        out = sandwich_bias(ints(xp, q), ints(xp, k), num_heads=2, dim=8)
+        with mpmath.workdps(60):
+            expected = [
+                [
+                    [
+                        float(
+                            (
+                                mpmath.fsum(
+                                    mpmath.cos((kj - qi) * mpmath.mpf(10000) ** (-mpmath.mpf(2 * m) / 8))
+                                    for m in range(1, 5)
+                                )
+                                - 4
+                            )
+                            / (8 * h / 2)
+                        )
+                        for kj in k
+                    ]
+                    for qi in q
+                ]
+                for h in (1, 2)
+            ]
+        # each of the d'/2 = 4 cosines within a few ulp, their sum rounded: a few ulp of 4
+        atol = 16 * 2.0**-52 if _compat.has_float64(xp) else 4e-6
+        assert_close(out, expected, xp=xp, rtol=0, atol=atol)
+
     def test_far_block_float32(self, xp):
         q, k = [60000, 60001], [59990, 60005, 65000]
         out = sandwich_bias(ints(xp, q), ints(xp, k), num_heads=2, dim=8, base=500.0, dtype=xp.float32)
@@ -69,7 +99,7 @@ class TestSandwichBias:
         ("kwargs", "error", "pattern"),
         [
             ({"num_heads": 0, "dim": 8}, ValueError, r"^num_heads must be a positive integer"),
-            ({"num_heads": 2, "dim": 7}, ValueError, r"^dim must be a positive even integer"),
+            ({"num_heads": 2, "dim": 7}, ValueError, r"^dim must be an even positive integer"),
             ({"num_heads": 2, "dim": 8, "base": 1.0}, ValueError, r"^base must be > 1"),
         ],
     )
@@ -124,10 +154,20 @@ class TestKerpleBias:
         r = floats(xp, [1.0, 2.0])
         with pytest.raises(ValueError, match=r"^kind must be one of 'log', 'power'"):
             kerple_bias(pos, pos, r, r, kind="exp")
-        with pytest.raises(ValueError, match=r"^r2 must have the shape of r1"):
+        with pytest.raises(ValueError, match=r"^r2 must be of the shape of r1"):
             kerple_bias(pos, pos, r, floats(xp, [1.0]))
         with pytest.raises(TypeError, match=r"^r1 must be an array of a real floating dtype"):
             kerple_bias(pos, pos, pos, r)
+
+    def test_negative_or_nan_parameters_are_refused(self, xp, library):
+        pos = ints(xp, [0, 1, 5])
+        r, bad = floats(xp, [1.0, 2.0]), floats(xp, [0.5, -0.5])
+        if not _compat.values_known(bad):
+            pytest.skip(f"{library.value}: values are not known without computing (check skipped by design)")
+        with pytest.raises(ValueError, match=r"^r2 must be finite and >= 0\.0; got a minimum of -0\.5"):
+            kerple_bias(pos, pos, r, bad)  # main: log1p(-0.5 * 5) = NaN, silently
+        with pytest.raises(ValueError, match=r"^r1 must be finite and >= 0\.0; got a NaN"):
+            kerple_bias(pos, pos, floats(xp, [float("nan"), 1.0]), r)
 
 
 def test_lazy_backends(xp, library):

@@ -209,7 +209,7 @@ class TestTokenPositions:
     def test_errors(self, xp):
         with pytest.raises(TypeError, match=r"^mask must be an array of a bool or integer dtype"):
             token_positions(floats(xp, [1.0, 0.0]))
-        with pytest.raises(ValueError, match=r"^mask must have at least one dimension"):
+        with pytest.raises(ValueError, match=r"^mask must be at least 1-dimensional"):
             token_positions(ints(xp, 1) != 0)
         with pytest.raises(ValueError, match=r"^cache_length must be an integer >= 0; got -1"):
             token_positions(ints(xp, [1]) != 0, cache_length=-1)

@@ -99,11 +99,11 @@ class TestMropeSlotComponents:
             ValueError, match=r"^layout must be one of 'chunked', 'interleaved'; got 'qwen3_vl' \(Qwen3-VL"
         ):
             mrope_slot_components((4, 2, 2), layout="qwen3_vl")
-        with pytest.raises(ValueError, match=r"^mrope_section must leave room for interleaving component 2"):
+        with pytest.raises(ValueError, match=r"^mrope_section must be a section that leaves room for .* 2"):
             mrope_slot_components((2, 3, 3), layout="interleaved")
         with pytest.raises(TypeError, match=r"^mrope_section must be a non-empty sequence"):
             mrope_slot_components(16)
-        with pytest.raises(ValueError, match=r"^mrope_section entries must be an integer >= 0"):
+        with pytest.raises(ValueError, match=r"^mrope_section\[1\] must be an integer >= 0; got -1"):
             mrope_slot_components((4, -1, 2))
         assert MROPE_LAYOUTS == ("chunked", "interleaved")
 
@@ -128,9 +128,9 @@ class TestMropePositionIds:
         assert tuple(mrope_position_ids([], xp=xp).shape) == (3, 0)
 
     def test_errors(self, xp):
-        with pytest.raises(ValueError, match=r"^segments must hold ints \(text\) or \(t, h, w\) triples"):
+        with pytest.raises(ValueError, match=r"^segments\[0\] must be an int \(text\) or a \(t, h, w\)"):
             mrope_position_ids([(2, 2)], xp=xp)
-        with pytest.raises(ValueError, match=r"^segments grid size must be a positive integer"):
+        with pytest.raises(ValueError, match=r"^segments\[0\] must be a positive integer"):
             mrope_position_ids([(0, 2, 2)], xp=xp)
         with pytest.raises(ValueError, match=r"^time_interval must be >= 0"):
             mrope_position_ids([1], time_interval=-1, xp=xp)
@@ -169,7 +169,7 @@ class TestMropeAngles:
 
     def test_errors(self, xp):
         ids = mrope_position_ids([3], xp=xp)
-        with pytest.raises(ValueError, match=r"^mrope_section must sum to inv_freq's length 4"):
+        with pytest.raises(ValueError, match=r"^mrope_section must be a section summing to inv_freq's len"):
             mrope_angles(ids, floats(xp, [1.0] * 4), (2, 1, 2))
         with pytest.raises(TypeError, match=r"^inv_freq must be an array of a real floating dtype"):
             mrope_angles(ids, ids[0, ...], (1, 1, 1))
@@ -184,7 +184,7 @@ class TestVisionPositionIds:
         assert_equal(out, hf_vision_ids(t, h, w, m), xp=xp, device=device)
 
     def test_errors(self, xp):
-        with pytest.raises(ValueError, match=r"^merge_size must divide grid_h=3 and grid_w=4"):
+        with pytest.raises(ValueError, match=r"^merge_size must be a divisor of grid_h=3 and grid_w=4"):
             vision_position_ids(1, 3, 4, merge_size=2, xp=xp)
         with pytest.raises(ValueError, match=r"^grid_t must be a positive integer"):
             vision_position_ids(0, 2, 2, xp=xp)
@@ -200,9 +200,9 @@ class TestAxialAngles:
         assert_close(out, expected, xp=xp, dtype=xp.float32, device=device)
 
     def test_errors(self, xp):
-        with pytest.raises(ValueError, match=r"^inv_freq must be one-dimensional"):
+        with pytest.raises(ValueError, match=r"^inv_freq must be 1-dimensional"):
             axial_angles(vision_position_ids(1, 2, 2, xp=xp), floats(xp, [[1.0]]))
-        with pytest.raises(ValueError, match=r"^position_ids must have shape \[C, \.\.\., L\]"):
+        with pytest.raises(ValueError, match=r"^position_ids must be at least 2-dimensional"):
             axial_angles(vision_position_ids(1, 2, 2, xp=xp)[0, ...], floats(xp, [1.0]))
 
 

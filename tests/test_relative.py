@@ -52,16 +52,16 @@ class TestRelativePositions:
         out = relative_positions(ints(xp, q), ints(xp, k))
         assert_equal(out, k[None, None, :] - q[:, :, None], xp=xp)
 
-    def test_int32_preserved(self, xp):
+    def test_int32_widened_to_the_index_dtype(self, xp):
         out = relative_positions(ints(xp, [1], dtype=xp.int32), ints(xp, [0, 5], dtype=xp.int32))
-        assert_equal(out, [[-1, 4]], xp=xp, dtype=xp.int32)
+        assert_equal(out, [[-1, 4]], xp=xp, dtype=_compat.index_dtype(xp))
 
     def test_errors(self, xp):
         with pytest.raises(TypeError, match=r"^q_positions must be an array of an integer dtype"):
             relative_positions(xp.asarray([0.0]), ints(xp, [0]))
         with pytest.raises(TypeError, match=r"^k_positions must be an array of an integer dtype"):
             relative_positions(ints(xp, [0]), [0, 1])
-        with pytest.raises(ValueError, match=r"^q_positions must have at least one dimension"):
+        with pytest.raises(ValueError, match=r"^q_positions must be at least 1-dimensional"):
             relative_positions(ints(xp, 3), ints(xp, [0]))
 
 
@@ -87,10 +87,23 @@ class TestShawIndex:
         assert_equal(shaw_index(ints(xp, rel), max_pos, convention="bert"), expected, xp=xp)
         assert shaw_table_rows(5, convention="bert") == 9
 
+    def test_narrow_relative_does_not_wrap(self, xp):
+        # main: clip(rel, -64, 64) + 64 wrapped in int8 (row 128 became -128)
+        with pytest.raises(
+            ValueError, match=r"^max_distance must be small enough that the last row 128 fits"
+        ):
+            shaw_index(ints(xp, [100], dtype=xp.int8), 64)
+        rel = [-128, -61, 0, 61, 127]
+        out = shaw_index(ints(xp, rel, dtype=xp.int8), 60)  # 121 rows: every index fits int8
+        assert_equal(out, [max(-60, min(60, r)) + 60 for r in rel], xp=xp, dtype=xp.int8)
+        unsigned = [0, 3, 255]
+        out = shaw_index(ints(xp, unsigned, dtype=xp.uint8), (100, 100))
+        assert_equal(out, [min(100, r) + 100 for r in unsigned], xp=xp, dtype=xp.uint8)
+
     def test_bert_outside_the_table_is_an_error(self, xp, library):
         if not _compat.values_known(ints(xp, [0])):
             pytest.skip(f"{library.value}: values are not known without computing (check skipped by design)")
-        with pytest.raises(ValueError, match=r"^relative must lie in \[-4, 4\] for convention='bert'"):
+        with pytest.raises(ValueError, match=r"^relative must be in \[-4, 4\] for convention='bert'"):
             shaw_index(ints(xp, [-5, 0]), 5, convention="bert")
 
     def test_dtype_preserved(self, xp):
@@ -191,16 +204,16 @@ class TestShawLogits:
     def test_errors(self, xp, library):
         q, _, _, table, _, _, _, index = _problem()
         qa, ta, ia = floats(xp, q), floats(xp, table), ints(xp, index)
-        with pytest.raises(ValueError, match=r"^q must have shape \[\.\.\., Lq=4, D=6\]"):
+        with pytest.raises(ValueError, match=r"^q must be of shape \[\.\.\., Lq=4, D=6\]"):
             shaw_logits(qa[..., :3], ia, ta)
         with pytest.raises(TypeError, match=r"^index must be an array of an integer dtype"):
             shaw_logits(qa, floats(xp, index), ta)
         with pytest.raises(TypeError, match=r"^table must be an array of a real floating dtype"):
             shaw_logits(qa, ia, ints(xp, [[1] * 6] * 5))
-        with pytest.raises(ValueError, match=r"^k must have shape \[\.\.\., Lk=5, D=6\]"):
+        with pytest.raises(ValueError, match=r"^k must be of shape \[\.\.\., Lk=5, D=6\]"):
             shaw_logits(qa, ia, ta, k=qa)
         if _compat.values_known(ia):
-            with pytest.raises(ValueError, match=r"^index must lie in \[0, 5\) for a table of 5 rows"):
+            with pytest.raises(ValueError, match=r"^index must be in \[0, 5\) for a table of 5 rows"):
                 shaw_logits(qa, ia + 1, ta)
 
 
@@ -218,7 +231,7 @@ class TestShawValues:
 
     def test_errors(self, xp):
         _, _, _, _, table, _, _, index = _problem()
-        with pytest.raises(ValueError, match=r"^weights must have shape \[\.\.\., 4, 5\]"):
+        with pytest.raises(ValueError, match=r"^weights must be of shape \[\.\.\., 4, 5\]"):
             shaw_values(floats(xp, np.ones((4, 4))), ints(xp, index), floats(xp, table))
         with pytest.raises(TypeError, match=r"^weights must be an array of a real floating dtype"):
             shaw_values(ints(xp, index), ints(xp, index), floats(xp, table))

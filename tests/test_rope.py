@@ -9,8 +9,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from posenc_ref import RopeFrequencies, apply_rope, rope_cos_sin, rope_frequencies, xpos_scale
-from posenc_ref._compat import has_float64, index_dtype, is_mlx_namespace
+from posenc_ref import RopeFrequencies, _compat, apply_rope, rope_cos_sin, rope_frequencies, xpos_scale
+from posenc_ref._compat import has_float64, index_dtype
 from tests.helpers import assert_close, assert_equal, to_numpy
 
 DPS = 50
@@ -355,7 +355,7 @@ class TestApplyRope:
     def test_bad_input(self, xp: Any) -> None:
         x, _ = random_x(xp, (3, 8))
         cos, sin = rope_cos_sin(positions_array(xp, [0, 1, 2]), rope_frequencies(8, xp=xp))
-        with pytest.raises(ValueError, match=r"^sin must have the shape of cos"):
+        with pytest.raises(ValueError, match=r"^sin must be of the shape of cos"):
             apply_rope(x, cos, sin[:2, ...])
         with pytest.raises(
             ValueError, match=r"^cos.shape\[-1\] must be even and <= x.shape\[-1\] = 4; got 8"
@@ -363,7 +363,7 @@ class TestApplyRope:
             apply_rope(x[..., :4], cos, sin)
         with pytest.raises(ValueError, match=r"^cos.shape\[-1\] must be even"):
             apply_rope(x, cos[..., :3], sin[..., :3])
-        with pytest.raises(ValueError, match=r"^cos.shape\[:-1\] must broadcast to x.shape\[:-1\] = \(2,\)"):
+        with pytest.raises(ValueError, match=r"^cos.shape\[:-1\] must be broadcastable to x.shape\[:-1\]"):
             apply_rope(x[:2, ...], cos, sin)
         with pytest.raises(TypeError, match=r"^x must be an array of a real floating dtype"):
             apply_rope(xp.asarray([[1, 2, 3, 4, 5, 6, 7, 8]]), cos, sin)
@@ -389,8 +389,9 @@ class TestXposScale:
         zeta = mp_zeta(8, 0.4)
         with mpmath.workdps(DPS):
             q = np.array([[float(z ** (mpmath.mpf(m - offset) / 512)) for z in zeta] for m in values])
-        # MLX float64 exp has float32 accuracy (see _compat.has_accurate_float64_math)
-        tol = {"rtol": 1e-6} if is_mlx_namespace(xp) else {}
+        # float64 on every backend, MLX included (its own float64 exp has float32 accuracy): the exponent
+        # (m - c)/B ln zeta carries ~3 roundings of |arg| <= 2.5, exp adds 1 ulp -> rtol (1 + 3 * 2.5) ulp
+        tol = {"rtol": 9 * 2.0**-52, "atol": 0.0} if has_float64(xp) else {}
         assert_close(q_scale, expand(q, layout), xp=xp, dtype=float_dtype(xp), device=device, **tol)
         assert_close(k_scale, expand(1 / q, layout), xp=xp, dtype=float_dtype(xp), device=device, **tol)
 
@@ -403,9 +404,27 @@ class TestXposScale:
             products.append(to_numpy(q_scale * k_scale).astype(np.float64))
         zeta = mp_zeta(16, 0.4)
         expected = expand(np.array([[float(z ** (mpmath.mpf(400) / 512)) for z in zeta]]), "half")
-        tol = 1e-6 if is_mlx_namespace(xp) or not has_float64(xp) else 1e-13
+        tol = 1e-13 if has_float64(xp) else 1e-6  # MLX float64 included (main: float32 accuracy there)
         for product in products:
             np.testing.assert_allclose(product, expected, rtol=tol)
+
+    def test_mlx_float64_is_float64_accurate_far_from_the_centre(self, xp: Any) -> None:
+        # main: xp.exp on MLX float64 (float32-accurate): relative errors near 1e-7 at |arg| ~ 100
+        values = [0, 5000, 20000, 40000]
+        q_scale, _ = xpos_scale(positions_array(xp, values), 4, scale_base=512.0)
+        zeta = mp_zeta(4, 0.4)
+        with mpmath.workdps(DPS):
+            q = np.array([[float(z ** (mpmath.mpf(m) / 512)) for z in zeta] for m in values])
+        # |arg| <= 40000/512 * 1.25 = 98: the rounded exponent costs ~3 * 98 ulp relative
+        rtol = 300 * 2.0**-52 if has_float64(xp) else 300 * 2.0**-23
+        assert_close(q_scale, expand(q, "half"), xp=xp, rtol=rtol, atol=0.0)
+
+    def test_overflowing_scales_are_refused(self, xp: Any, library: Any) -> None:
+        far = positions_array(xp, [0, 2**40])
+        if not _compat.values_known(far):
+            pytest.skip(f"{library.value}: values are not known without computing (check skipped by design)")
+        with pytest.raises(ValueError, match=r"^positions must be within .* of offset=0 \(farther, the xPos"):
+            xpos_scale(far, 8)
 
     def test_bad_input(self, xp: Any) -> None:
         positions = positions_array(xp, [0, 1])

@@ -160,33 +160,82 @@ class TestRopeConfigFromHf:
         )
 
     @pytest.mark.parametrize(
+        ("config", "pattern"),
+        [
+            ({"head_dim": 64, "rope_theta": 0}, r"^config\['rope_theta'\] must be > 1\.0; got 0\.0"),
+            (
+                {"head_dim": 64, "rope_scaling": {"rope_theta": 0}},
+                r"^config\['rope_scaling'\]\['rope_theta'\] must be > 1",
+            ),
+            (
+                {"head_dim": 64, "partial_rotary_factor": 0},
+                r"^config\['partial_rotary_factor'\] must be > 0\.0",
+            ),
+            (
+                {"head_dim": 64, "rope_parameters": {"partial_rotary_factor": 0.0}},
+                r"^config\['rope_parameters'\]\['partial_rotary_factor'\] must be > 0",
+            ),
+            ({"head_dim": 0}, r"^config\['head_dim'\] must be a positive integer; got 0"),
+            (
+                {"head_dim": 64, "max_position_embeddings": 0},
+                r"^config\['max_position_embeddings'\] must be a positive integer",
+            ),
+            (
+                {"head_dim": 64, "rope_scaling": {"rope_type": ""}},
+                r"^config\['rope_scaling'\]\['rope_type'\] must be one of",
+            ),
+            (
+                {"head_dim": 64, "partial_rotary_factor": 0.01},
+                r"^config\['partial_rotary_factor'\] must be a value that rotates an even",
+            ),
+        ],
+    )
+    def test_zero_is_an_error_never_a_default(self, config: Any, pattern: str) -> None:
+        # main: `x or default` read rope_theta 0 as 10000 and partial_rotary_factor 0 as 1.0
+        with pytest.raises(ValueError, match=pattern):
+            rope_config_from_hf(config)
+
+    def test_missing_and_null_keys_take_the_defaults(self) -> None:
+        for config in ({"head_dim": 64}, {"head_dim": 64, "rope_theta": None, "partial_rotary_factor": None}):
+            cfg = rope_config_from_hf(config)
+            assert (cfg.dim, cfg.base, cfg.rope_type) == (64, 10000.0, "default")
+
+    def test_a_config_built_by_hand_is_validated(self) -> None:
+        with pytest.raises(ValueError, match=r"^base must be > 1\.0; got 0\.5"):
+            RopeConfig(dim=8, head_dim=8, base=0.5, scaling={"rope_type": "default"})
+        with pytest.raises(ValueError, match=r"^dim must be an integer <= 8"):
+            RopeConfig(dim=16, head_dim=8, base=1e4, scaling={"rope_type": "default"})
+        with pytest.raises(ValueError, match=r"^scaling must be a mapping that contains 'factor'"):
+            RopeConfig(dim=8, head_dim=8, base=1e4, scaling={"rope_type": "linear"})
+
+    @pytest.mark.parametrize(
         ("config", "kwargs", "error", "match"),
         [
             ([("hidden_size", 8)], {}, TypeError, r"^config must be a mapping"),
-            ({"num_attention_heads": 8}, {}, ValueError, r"^config must contain 'head_dim' or both"),
+            ({"num_attention_heads": 8}, {}, ValueError, r"^config must be a mapping with 'head_dim' or"),
             (
                 {"head_dim": 64, "rope_scaling": {"type": "ntk-by-parts"}},
                 {},
                 ValueError,
-                r"^rope_type must be one of",
+                r"^config\['rope_scaling'\]\['rope_type'\] must be one of",
             ),
             (
                 {"head_dim": 64, "partial_rotary_factor": 1.5},
                 {},
                 ValueError,
-                r"^partial_rotary_factor must be <= 1.0",
+                r"^config\['partial_rotary_factor'\] must be <= 1.0",
             ),
             (
                 {"head_dim": 64, "rope_scaling": {"type": "linear"}},
                 {},
                 ValueError,
-                r"^scaling must contain 'factor'",
+                r"^config\['rope_scaling'\] must be a mapping that contains 'factor'",
             ),
             (
                 {"head_dim": 64, "rope_scaling": "linear"},
                 {},
                 TypeError,
-                r"^config\['rope_parameters'\] must be a mapping",
+                r"^config\['rope_scaling'\] must be a mapping",
             ),
             (
                 "gemma3_4b_v5",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import mpmath
 import pytest
 
-from posenc_ref import SCALING_TYPES, RopeFrequencies, rope_frequencies
+from posenc_ref import SCALING_TYPES, RopeFrequencies, _compat, rope_cos_sin, rope_frequencies
 from posenc_ref._compat import has_float64
 from tests.helpers import assert_close, to_numpy
 
@@ -190,7 +191,6 @@ class TestRopeFrequencies:
             ({"mscale": 1.0, "mscale_all_dim": 1.0}, 1.0),  # DeepSeek-V3: the ratio is 1
             ({"mscale": 0.707, "mscale_all_dim": 1.0}, None),  # a real ratio
             ({"mscale": 1.0}, "default"),  # only one key: HF falls back to 0.1 ln s + 1
-            ({"mscale": 0, "mscale_all_dim": 1.0}, "default"),  # 0 is falsy in HF's `if mscale and ...`
             ({"attention_factor": 1.0, "mscale": 1.0, "mscale_all_dim": 0.5}, 1.0),  # explicit wins
         ],
     )
@@ -223,10 +223,22 @@ class TestRopeFrequencies:
         )
         check_inv_freq(only_max, mp_yarn(128, 10000.0, 4.0, 4096), xp)
 
-    def test_yarn_beta_or_defaults(self, xp: Any) -> None:
-        # HF: `rope.get("beta_fast") or 32`: an explicit 0 or None means the default
-        zeros = {**LLAMA2_YARN, "beta_fast": 0, "beta_slow": None}
-        check_inv_freq(frequencies(xp, 128, scaling=zeros), mp_yarn(128, 10000.0, 16.0, 4096), xp)
+    @pytest.mark.parametrize(
+        ("key", "value"),
+        [("beta_fast", 0), ("beta_slow", 0.0), ("mscale", 0), ("mscale_all_dim", 0.0), ("mscale", -100.0)],
+    )
+    def test_yarn_zero_or_negative_is_an_error_never_a_default(self, xp: Any, key: str, value: float) -> None:
+        # HF's `rope.get("beta_fast") or 32` and `if mscale and mscale_all_dim` read 0 as absent; a
+        # reference refuses the present-but-invalid value (mscale=-100 made the factor -11.3 before).
+        scaling = {**LLAMA2_YARN, "mscale": 1.0, "mscale_all_dim": 1.0, key: value}
+        pattern = rf"^scaling\['{key}'\] must be > 0\.0; got .*HF reads 0 as absent"
+        with pytest.raises(ValueError, match=pattern):
+            frequencies(xp, 128, scaling=scaling)
+
+    def test_yarn_beta_defaults(self, xp: Any) -> None:
+        # absent or None: the default (32, 1)
+        absent = {**LLAMA2_YARN, "beta_slow": None}
+        check_inv_freq(frequencies(xp, 128, scaling=absent), mp_yarn(128, 10000.0, 16.0, 4096), xp)
         custom = {**LLAMA2_YARN, "beta_fast": 16, "beta_slow": 2}
         check_inv_freq(
             frequencies(xp, 128, scaling=custom),
@@ -333,6 +345,104 @@ class TestRopeFrequencies:
         assert freqs.attention_factor == 1.5 and freqs.turns is None
 
 
+class TestRopeFrequenciesValidation:
+    """main: a hand-built RopeFrequencies with NaN, a 2-D or wrong-length table was never validated."""
+
+    @pytest.mark.parametrize(
+        ("values", "kwargs", "error", "pattern"),
+        [
+            ([float("nan"), 1.0], {}, ValueError, r"^inv_freq must be finite and >= 0\.0; got a NaN"),
+            ([float("inf")], {}, ValueError, r"^inv_freq must be finite"),
+            ([-1.0, 1.0], {}, ValueError, r"^inv_freq must be finite and >= 0\.0; got a minimum of -1\.0"),
+            ([[1.0], [0.5]], {}, ValueError, r"^inv_freq must be 1-dimensional; got shape \(2, 1\)"),
+            ([], {}, ValueError, r"^inv_freq must be of length 1 to 16384"),
+            ([1.0], {"attention_factor": 0.0}, ValueError, r"^attention_factor must be > 0\.0; got 0\.0"),
+            ([1.0], {"attention_factor": float("nan")}, ValueError, r"^attention_factor must be finite"),
+            ([1.0], {"attention_factor": "2"}, TypeError, r"^attention_factor must be a real number"),
+            ([1.0, 0.5], {"turns": (Fraction(1, 7),)}, ValueError, r"^turns must be None or a sequence of 2"),
+            ([1.0], {"turns": (0.5,)}, TypeError, r"^turns\[0\] must be a Fraction or Decimal; got 0\.5"),
+            ([1.0], {"turns": (Fraction(1, 7),)}, ValueError, r"^turns\[0\] must be inv_freq\[0\] / 2pi"),
+        ],
+    )
+    def test_hand_built_frequencies_are_validated(self, xp: Any, values, kwargs, error, pattern) -> None:
+        array = xp.asarray(values, dtype=xp.float32)
+        reads_values = "finite" in pattern or "2pi" in pattern  # checks of the values, not the shape
+        if reads_values and not _compat.values_known(array):
+            pytest.skip("values are not known without computing (value checks skipped by design)")
+        with pytest.raises(error, match=pattern):
+            RopeFrequencies(array, **kwargs)
+
+    def test_an_integer_table_is_a_type_error(self, xp: Any) -> None:
+        with pytest.raises(TypeError, match=r"^inv_freq must be an array of a real floating dtype"):
+            RopeFrequencies(xp.asarray([1, 2]))
+        with pytest.raises(
+            TypeError, match=r"^inv_freq must be an array of a real floating dtype; got \[1\.0\]"
+        ):
+            RopeFrequencies([1.0])
+
+    def test_zeros_are_unrotated_pairs(self, xp: Any) -> None:
+        freqs = RopeFrequencies(xp.asarray([1.0, 0.0], dtype=xp.float32))  # as proportional scaling makes
+        assert freqs.inv_freq.shape == (2,)
+
+
+def assert_exact_turns(turns: Any, values: list[float]) -> None:
+    """Each turn is value / 2pi for the exact binary value, to the 80 digits of the library's pi."""
+    with mpmath.workdps(100):
+        for turn, v in zip(turns, values, strict=True):
+            exact = mpmath.mpf(v) / (2 * mpmath.pi)
+            assert abs(mpmath.mpf(turn.numerator) / turn.denominator - exact) < 1e-78 * exact
+
+
+class TestFromInvFreq:
+    def test_turns_are_exact_rationals_of_the_values(self, xp: Any) -> None:
+        values = [1.0, 0.1, 1e-4]
+        freqs = RopeFrequencies.from_inv_freq(values, 1.25, xp=xp)
+        assert freqs.attention_factor == 1.25
+        assert_exact_turns(freqs.turns, values)
+
+    def test_phases_are_exact_at_far_positions(self, xp: Any) -> None:
+        # the same inv_freq values through the device reduction lose accuracy past |m| = 2**21 in
+        # float32; with exact turns the table is a few ulp of the compute dtype at 2**40
+        values = [0.9, 0.0123, 1e-4]
+        freqs = RopeFrequencies.from_inv_freq(values, xp=xp)
+        positions = xp.asarray([2**40 + 3, -(2**33)], dtype=_compat.index_dtype(xp))
+        cos, _ = rope_cos_sin(positions, freqs)
+        with mpmath.workdps(DPS):
+            expected = [
+                [float(mpmath.cos(mpmath.mpf(m) * mpmath.mpf(v))) for v in values]
+                for m in (2**40 + 3, -(2**33))
+            ]
+        atol = 8 * 2.0**-53 if has_float64(xp) else 2e-7
+        assert_close(cos[..., :3], expected, xp=xp, rtol=0, atol=atol)
+
+    def test_an_array_keeps_its_namespace_and_dtype(self, xp: Any) -> None:
+        array = xp.asarray([1.0, 0.5], dtype=xp.float32)
+        freqs = RopeFrequencies.from_inv_freq(array)
+        assert freqs.inv_freq.dtype == xp.float32
+        if _compat.values_known(array):
+            assert_exact_turns(freqs.turns, [1.0, 0.5])
+        with pytest.raises(ValueError, match=r"^device must be None when inv_freq is an array"):
+            RopeFrequencies.from_inv_freq(array, device="cpu")
+
+    @pytest.mark.parametrize(
+        ("values", "error", "pattern"),
+        [
+            (
+                {1.0, 0.5},
+                TypeError,
+                r"^inv_freq must be an array or a sequence of 1 to 16384 real numbers; got",
+            ),
+            ([1.0, float("nan")], ValueError, r"^inv_freq\[1\] must be finite"),
+            ([1.0, -0.5], ValueError, r"^inv_freq\[1\] must be >= 0\.0"),
+            (["1.0"], TypeError, r"^inv_freq\[0\] must be a real number"),
+            ([], ValueError, r"^inv_freq must be an array or a sequence of 1 to 16384"),
+        ],
+    )
+    def test_bad_values(self, xp: Any, values: Any, error: type, pattern: str) -> None:
+        with pytest.raises(error, match=pattern):
+            RopeFrequencies.from_inv_freq(values, xp=xp)
+
+
 class TestRopeFrequenciesErrors:
     @pytest.mark.parametrize(
         ("kwargs", "error", "match"),
@@ -352,12 +462,12 @@ class TestRopeFrequenciesErrors:
             (
                 {"scaling": {"rope_type": "linear", "type": "yarn"}},
                 ValueError,
-                r"^scaling\['type'\] must equal",
+                r"^scaling\['type'\] must be equal to scaling\['rope_type'\]",
             ),
             (
                 {"scaling": {"rope_type": "linear"}},
                 ValueError,
-                r"^scaling must contain 'factor' for rope_type",
+                r"^scaling must be a mapping that contains 'factor' for rope_type",
             ),
             (
                 {"scaling": {"rope_type": "linear", "factor": 0.5}},
@@ -372,12 +482,12 @@ class TestRopeFrequenciesErrors:
             (
                 {"scaling": {"rope_type": "linear", "factor": 2, "beta_fast": 3}},
                 ValueError,
-                r"^scaling must only contain keys .* got 'beta_fast'",
+                r"^scaling must be a mapping with only the keys .* got the key 'beta_fast'",
             ),
             (
                 {"scaling": {**LLAMA2_YARN, "beta_fats": 3}},
                 ValueError,
-                r"^scaling must only contain keys .*\(did you mean 'beta_fast'\?\)",
+                r"^scaling must be a mapping with only the keys .*\(did you mean 'beta_fast'\?\)",
             ),
             (
                 {"scaling": {**LLAMA2_YARN, "beta_fast": 1, "beta_slow": 2}},
@@ -402,12 +512,12 @@ class TestRopeFrequenciesErrors:
             (
                 {"scaling": {"rope_type": "yarn", "factor": 4.0}},
                 ValueError,
-                r"^scaling must contain 'original_max_position_embeddings' or 'max_position_embeddings'",
+                r"^scaling must be a mapping that contains 'original_max_position_embeddings' or 'max_posi",
             ),
             (
                 {"scaling": {"rope_type": "yarn", "original_max_position_embeddings": 4096}},
                 ValueError,
-                r"^scaling must contain 'factor' or 'max_position_embeddings'",
+                r"^scaling must be a mapping that contains 'factor' or 'max_position_embeddings'",
             ),
             (
                 {
@@ -418,12 +528,12 @@ class TestRopeFrequenciesErrors:
                     }
                 },
                 ValueError,
-                r"^scaling\['factor'\] must be >= 1; got none",
+                r"^scaling\['factor'\] must be >= 1 \(none given, .*; got 2048 / 4096",
             ),
             (
                 {"scaling": {"rope_type": "dynamic", "factor": 2.0}},
                 ValueError,
-                r"^scaling must contain 'max_position_embeddings'",
+                r"^scaling must be a mapping that contains 'max_position_embeddings'",
             ),
             (
                 {"dim": 2, "scaling": {"rope_type": "ntk", "factor": 2.0}},
@@ -438,7 +548,7 @@ class TestRopeFrequenciesErrors:
             (
                 {"scaling": {**LLAMA31, "low_freq_factor": None}},
                 ValueError,
-                r"^scaling must contain 'low_freq_factor'",
+                r"^scaling must be a mapping that contains 'low_freq_factor'",
             ),
             (
                 {"scaling": {**LLAMA31, "original_max_position_embeddings": 8192.5}},
@@ -455,7 +565,7 @@ class TestRopeFrequenciesErrors:
                     }
                 },
                 ValueError,
-                r"^scaling\['short_factor'\] must have length dim // 2 = 4; got 3",
+                r"^scaling\['short_factor'\] must be a list of dim // 2 = 4 positive numbers; got 3 entries",
             ),
             (
                 {
@@ -478,12 +588,12 @@ class TestRopeFrequenciesErrors:
                     }
                 },
                 ValueError,
-                r"^scaling must contain 'short_factor'",
+                r"^scaling must be a mapping that contains 'short_factor'",
             ),
             (
                 {"scaling": {"rope_type": "default", "rope_theta": 5.0e5}},
                 ValueError,
-                r"^scaling\['rope_theta'\] must equal base",
+                r"^scaling\['rope_theta'\] must be equal to base",
             ),
             (
                 {"scaling": {"rope_type": "linear", "factor": 2.0, "partial_rotary_factor": 0.5}},
@@ -502,6 +612,19 @@ class TestRopeFrequenciesErrors:
         dim = kwargs.pop("dim")
         with pytest.raises(error, match=match):
             rope_frequencies(dim, **kwargs)
+
+    def test_longrope_factor_lists_must_be_ordered_sequences(self) -> None:
+        # main: a set was accepted (iteration order is arbitrary: silently permuted factors)
+        scaling = {"rope_type": "longrope", "original_max_position_embeddings": 64, "factor": 2.0}
+        for bad in ({1.0, 2.0}, {"a": 1.0, "b": 2.0}, "12"):
+            with pytest.raises(TypeError, match=r"^scaling\['short_factor'\] must be a list of dim // 2 = 2"):
+                rope_frequencies(4, scaling={**scaling, "short_factor": bad, "long_factor": [1.0, 1.0]})
+
+    def test_nested_dicts_in_scaling_are_type_errors(self) -> None:
+        with pytest.raises(TypeError, match=r"^scaling\['factor'\] must be a real number; got \{"):
+            rope_frequencies(8, scaling={"rope_type": "linear", "factor": {"value": 2.0}})
+        with pytest.raises(TypeError, match=r"^scaling\['rope_type'\] must be one of .*; got \{"):
+            rope_frequencies(8, scaling={"rope_type": {"name": "linear"}})
 
     def test_rope_theta_equal_to_base_is_accepted(self) -> None:
         freqs = rope_frequencies(8, base=5.0e5, scaling={"rope_type": "default", "rope_theta": 500000})

@@ -258,6 +258,29 @@ class TestSinusoidal:
 
 
 class TestSinusoidalErrors:
+    @pytest.mark.parametrize("base", [1e-100, 0.5, 1.0])
+    def test_base_at_most_one_is_refused(self, xp, base):
+        # main: base=1e-100 gave frequencies 1e50 rad per position, beyond the 42-digit turns: garbage
+        with pytest.raises(ValueError, match=r"^base must be > 1\.0; got"):
+            sinusoidal(ints(xp, [0, 1]), 4, base=base)
+
+    @pytest.mark.parametrize(
+        ("convention", "options", "pattern"),
+        [
+            ("tensor2tensor", {"min_timescale": 1e30}, r"^min_timescale must be small enough that every"),
+            ("mlx", {"max_freq": 1e30}, r"^max_freq must be small enough that every frequency"),
+            ("mlx", {"min_freq": 1e30}, r"^min_freq must be small enough that every frequency"),
+        ],
+    )
+    def test_frequencies_beyond_the_exact_range_are_refused(self, xp, convention, options, pattern):
+        with pytest.raises(ValueError, match=pattern):
+            sinusoidal(ints(xp, [0, 1]), 4, convention=convention, **options)
+
+    def test_narrow_positions_are_exact(self, xp):
+        positions = _compat.asarray([-128, 0, 127], xp=xp, dtype=xp.int8)
+        out = sinusoidal(positions, 2)
+        assert_close(out, [[math.sin(p), math.cos(p)] for p in (-128, 0, 127)], xp=xp)
+
     @pytest.mark.parametrize(
         "make", [lambda xp: xp.asarray([0.0, 1.0]), lambda xp: xp.asarray([True]), lambda xp: [0, 1]]
     )
@@ -294,7 +317,8 @@ class TestSinusoidalErrors:
         ],
     )
     def test_unknown_option(self, xp, convention, option, hint):
-        with pytest.raises(TypeError, match=rf"^{option} is not an option of convention") as info:
+        pattern = rf"^options must be among .* for convention '{convention}'; got '{option}'"
+        with pytest.raises(TypeError, match=pattern) as info:
             sinusoidal(ints(xp, [1]), 4, convention=convention, **{option: 1.0})
         assert hint in str(info.value)
 

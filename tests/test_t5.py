@@ -173,15 +173,42 @@ class TestT5Bucket:
                 r"^max_distance must be > the exact range",
             ),
             ({"bidirectional": 1}, TypeError, r"^bidirectional must be True or False"),
-            ({"num_buckets": 300}, ValueError, r"^num_buckets must fit relative.dtype"),
+            ({"num_buckets": 300}, ValueError, r"^num_buckets must be small enough that bucket 299 fits"),
         ],
     )
     def test_bad_options(self, xp, kwargs, error, pattern):
         with pytest.raises(error, match=pattern):
             t5_bucket(ints(xp, [0, 1], dtype=xp.int8), **kwargs)
 
+    def test_narrow_and_unsigned_relative_do_not_wrap(self, xp):
+        # main: t5_bucket(int8 [-128], max_distance=1000) gave bucket -128 (abs(-128) wraps in int8)
+        rel = [-128, -127, -100, -1, 0, 1, 100, 127]
+        out = t5_bucket(ints(xp, rel, dtype=xp.int8), max_distance=1000)
+        assert_equal(out, [exact_bucket(r, 32, 1000, True) for r in rel], xp=xp, dtype=xp.int8)
+        unsigned = [0, 1, 200, 255]
+        out = t5_bucket(ints(xp, unsigned, dtype=xp.uint8), bidirectional=False, max_distance=1000)
+        assert_equal(out, [exact_bucket(r, 32, 1000, False) for r in unsigned], xp=xp, dtype=xp.uint8)
+
+    def test_int64_extremes(self, xp):
+        top = 2**63 - 1
+        rel = ints(xp, [-top - 1, -top, top])
+        assert_equal(t5_bucket(rel), [15, 15, 31], xp=xp)
+        assert_equal(
+            t5_bucket(rel, num_buckets=64, max_distance=2**62),
+            [exact_bucket(r, 64, 2**62, True) for r in (-top - 1, -top, top)],
+            xp=xp,
+        )
+
 
 class TestT5BucketThresholds:
+    def test_large_max_distance_is_exact_and_fast(self):
+        # exact integer roots: the smallest n with n**N >= D**s * e**(N - s), checked at n and n - 1
+        max_exact, thresholds = t5_bucket_thresholds(num_buckets=256, max_distance=2**62)
+        big_n = 128 - max_exact
+        for s, n in enumerate(thresholds, start=1):
+            target = (2**62) ** s * max_exact ** (big_n - s)
+            assert n**big_n >= target > (n - 1) ** big_n
+
     def test_defaults(self):
         assert t5_bucket_thresholds() == (8, (12, 16, 23, 32, 46, 64, 91))
 
@@ -242,7 +269,7 @@ class TestT5Bias:
         q = ints(xp, [0])
         with pytest.raises(TypeError, match=r"^table must be an array of a real floating dtype"):
             t5_bias(q, q, ints(xp, [[1, 2]]))
-        with pytest.raises(ValueError, match=r"^table must have shape \[num_buckets, num_heads\]"):
+        with pytest.raises(ValueError, match=r"^table must be 2-dimensional; got shape \(32, 2, 1\)"):
             t5_bias(q, q, xp.ones((32, 2, 1), dtype=xp.float32))
         with pytest.raises(TypeError, match=r"^q_positions must be an array of an integer dtype"):
             t5_bias(xp.asarray([0.0]), q, xp.ones((32, 2), dtype=xp.float32))

@@ -10,7 +10,6 @@ outputs stay there (the runner reads them back).
 from __future__ import annotations
 
 import importlib
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -43,16 +42,6 @@ def backend_namespace(backend: str) -> Any:
 
         jax.config.update("jax_enable_x64", backend == "jax.numpy")
     return xp
-
-
-def _exact_turns(inv_freq: np.ndarray) -> tuple[Fraction, ...] | None:
-    """theta / 2pi as exact rationals of the float64 inputs, for posenc_ref's phase reduction."""
-    try:
-        from posenc_ref._angles import PI
-    except ImportError:  # an internal detail; without it the inv_freq values are used as given
-        return None
-    two_pi = 2 * Fraction(PI)
-    return tuple(Fraction(float(t)) / two_pi for t in inv_freq)
 
 
 class PosencRefAdapter(Adapter):
@@ -145,9 +134,12 @@ class PosencRefAdapter(Adapter):
         return freqs.inv_freq, freqs.attention_factor
 
     def _freqs(self, inv_freq: Any, attention_factor: float) -> Any:
+        # the values are taken as exact float64 numbers; the library derives the exact turns itself
         dtype = self.xp.float64 if self._f64 else self.xp.float32
-        array = self.xp.asarray(np.asarray(inv_freq, dtype=np.float64), dtype=dtype)
-        return self.pr.RopeFrequencies(array, float(attention_factor), _exact_turns(np.asarray(inv_freq)))
+        values = np.asarray(inv_freq, dtype=np.float64).tolist()
+        return self.pr.RopeFrequencies.from_inv_freq(
+            values, float(attention_factor), compute_dtype=dtype, xp=self.xp
+        )
 
     def rope_cos_sin(
         self, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, dtype: str
