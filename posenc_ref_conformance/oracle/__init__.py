@@ -8,7 +8,7 @@ are :class:`mpmath.mpf` values at the current precision (:func:`working_precisio
 
 from __future__ import annotations
 
-from . import alibi, attention, learned, relative, rope, sinusoidal, t5
+from . import alibi, attention, learned, mrope, relative, rope, sinusoidal, t5
 from ._numeric import (
     CHECK_DIGITS,
     DEFAULT_DIGITS,
@@ -27,6 +27,7 @@ __all__ = [
     "attention",
     "exact",
     "learned",
+    "mrope",
     "relative",
     "rope",
     "round_float32",
