@@ -4,4 +4,4 @@
 shipped set: :func:`posenc_ref_conformance.golden.verify` refuses vectors that differ.
 """
 
-INDEX_SHA256 = "ba44708efbed446bb7ba14398d64e602783f904057ba4bc2c474104cfc107385"
+INDEX_SHA256 = "0c78fee80dc79d1ae85a3a2b2db7f652cc0152af36ef0c6e3b748fe11c27971e"

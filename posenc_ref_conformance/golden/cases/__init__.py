@@ -5,13 +5,13 @@ Free float inputs (x, tables, slopes, q/k/v) are dyadic rationals or float32
 values, exactly representable in float32 *and* float64, so a float32 run sees
 the same inputs as a float64 run.  Inputs derived from formulas (``inv_freq``)
 come from the oracle, rounded once to float64.  Importing this package runs the
-three family modules, in this order, which declares the canonical functions
+family modules, in this order, which declares the canonical functions
 (:data:`..functions.FUNCTIONS`) and fills :data:`CASES`.
 """
 
 from __future__ import annotations
 
-from . import absolute, rope, bias  # noqa: F401 - registration, in canonical order  # isort: skip
+from . import absolute, rope, rope_tables, rope_base, rope_positions, bias  # noqa: F401 - registration, in canonical order  # isort: skip
 from ._common import CASES, B, Case, F, I
 
 __all__ = ["CASES", "B", "Case", "F", "I"]
