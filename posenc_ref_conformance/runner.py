@@ -30,6 +30,7 @@ from . import __version__, golden
 from .adapters import check_adapter
 from .adapters.base import (
     ALIBI_FORMS,
+    HEAD_LAYOUTS,
     LAYOUTS,
     LEARNED_OFFSETS,
     SCALING_TYPES,
@@ -89,6 +90,7 @@ def _apply_xfails(results: list[CaseResult], xfails: Sequence[str]) -> list[str]
 #: The values each capability field knows (a value outside is not the capability's business).
 _KNOWN = {
     "layouts": LAYOUTS,
+    "head_layouts": HEAD_LAYOUTS,
     "alibi_forms": ALIBI_FORMS,
     "learned_offsets": LEARNED_OFFSETS,
     "scaling_types": SCALING_TYPES,

@@ -144,7 +144,7 @@ class TestGoldenFiles:
             "t5",
         }
         total = sum((golden.VECTORS_DIR / e["file"]).stat().st_size for e in index["files"])
-        assert total < 3 * 1024 * 1024
+        assert total < 4 * 1024 * 1024  # small enough to ship in the wheel (lint's hard limit is 20 MB)
 
     def test_every_float_is_exact_in_hex_and_decimal(self) -> None:
         for doc in FILES.values():

@@ -334,14 +334,21 @@ MUTANTS: list[tuple[str, dict[str, Callable[..., Any]], str, Callable[[str], boo
 ]
 
 
-@pytest.mark.parametrize(("name", "functions", "only", "targeted"), MUTANTS, ids=[m[0] for m in MUTANTS])
-def test_planted_bugs_fail_under_the_product_class(
+def assert_mutant_fails(
     name: str, functions: dict[str, Callable[..., Any]], only: str, targeted: Callable[[str], bool]
 ) -> None:
+    """The plain implementation with ``functions`` replaced fails ``only``, on a case ``targeted`` picks."""
     report = run(_mutant(name, **functions), only=[only])
     failed = {r.id for r in report.results if r.status == "fail"}
     assert report.verdict == "FAIL", f"{name} passed {only} under the product class"
     assert any(targeted(i) for i in failed), f"{name} failed only {sorted(failed)[:8]}"
+
+
+@pytest.mark.parametrize(("name", "functions", "only", "targeted"), MUTANTS, ids=[m[0] for m in MUTANTS])
+def test_planted_bugs_fail_under_the_product_class(
+    name: str, functions: dict[str, Callable[..., Any]], only: str, targeted: Callable[[str], bool]
+) -> None:
+    assert_mutant_fails(name, functions, only, targeted)
 
 
 def test_float16_positions_are_caught_below_the_beyond_precision_line() -> None:

@@ -39,6 +39,7 @@ __all__ = [
     "ALIBI_FORMS",
     "CANONICAL_FUNCTIONS",
     "CANONICAL_OUTPUTS",
+    "HEAD_LAYOUTS",
     "LAYOUTS",
     "SCALING_TYPES",
     "SINUSOIDAL_CONVENTIONS",
@@ -50,6 +51,8 @@ __all__ = [
 
 LAYOUTS = ("half", "interleaved")
 SCALING_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional")
+#: Axis orders of x in rope_heads: [batch, heads, seq, dim], [batch, seq, heads, dim], [tokens, heads, dim].
+HEAD_LAYOUTS = ("bhsd", "bshd", "thd")
 ALIBI_FORMS = ("symmetric", "causal")
 SINUSOIDAL_CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx")
 LEARNED_OFFSETS = ("plain", "opt", "roberta")
@@ -92,6 +95,7 @@ class Unsupported(NotImplementedError):
 _CHOICES = {
     "functions": CANONICAL_FUNCTIONS,
     "layouts": LAYOUTS,
+    "head_layouts": HEAD_LAYOUTS,
     "scaling_types": SCALING_TYPES,
     "alibi_forms": ALIBI_FORMS,
     "sinusoidal_conventions": SINUSOIDAL_CONVENTIONS,
@@ -116,6 +120,9 @@ class Capabilities:
     value (``"sinusoidal:fairseq"``: an adapter running several implementations).
     Tolerances follow the class's error
     model; ``"product"`` is the default, since it is what plain code does.
+    ``head_layouts``: the axis orders ``rope_heads`` takes x in, ``"bhsd"`` (``[batch,
+    heads, seq, dim]``, positions ``[batch, seq]``), ``"bshd"`` (``[batch, seq, heads,
+    dim]``) and ``"thd"`` (``[tokens, heads, dim]``, one position per token).
     ``invalid_inputs=False`` skips every invalid-input case;
     ``data_dependent_errors=False`` only those whose error depends on array
     values (flag ``DataDependentCheck``), which lazy backends cannot check.
@@ -140,6 +147,7 @@ class Capabilities:
     dtypes: tuple[str, ...] | dict[str, tuple[str, ...]] = DTYPES
     phase: str | dict[str, str] = "product"
     layouts: tuple[str, ...] = LAYOUTS
+    head_layouts: tuple[str, ...] = HEAD_LAYOUTS
     scaling_types: tuple[str, ...] = SCALING_TYPES
     alibi_forms: tuple[str, ...] = ALIBI_FORMS
     sinusoidal_conventions: tuple[str, ...] = SINUSOIDAL_CONVENTIONS

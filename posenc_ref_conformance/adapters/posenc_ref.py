@@ -150,6 +150,77 @@ class PosencRefAdapter(Adapter):
     def apply_rope(self, x: Any, cos: Any, sin: Any, *, layout: str) -> Any:
         return self.pr.apply_rope(self._floats(x), self._floats(cos), self._floats(sin), layout=layout)
 
+    def _rotate(self, x: Any, positions: Any, freqs: Any, layout: str, head_axis: int | None = None) -> Any:
+        """``apply_rope(x, *rope_cos_sin(positions, freqs))``, the tables given a head axis if asked."""
+        x = self._floats(x)
+        cos, sin = self.pr.rope_cos_sin(self._ints(positions), freqs, layout=layout, dtype=x.dtype)
+        if head_axis is not None:
+            cos, sin = self.xp.expand_dims(cos, axis=head_axis), self.xp.expand_dims(sin, axis=head_axis)
+        return self.pr.apply_rope(x, cos, sin, layout=layout)
+
+    def rope_heads(
+        self, x: Any, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, head_layout: str
+    ) -> Any:
+        """Glue: cos/sin of ``positions`` get a head axis where ``head_layout`` puts the heads."""
+        axes = {"bhsd": 1, "bshd": 2, "thd": 1}  # [B, 1, S, R], [B, S, 1, R], [T, 1, R]
+        if head_layout not in axes:
+            msg = f"head_layout must be one of {sorted(axes)}; got {head_layout!r}"
+            raise ValueError(msg)
+        return self._rotate(x, positions, self._freqs(inv_freq, attention_factor), layout, axes[head_layout])
+
+    def rope_from_base(
+        self,
+        x: Any,
+        positions: Any,
+        *,
+        dim: int,
+        base: float,
+        scaling: Any,
+        seq_len: int | None,
+        layout: str,
+    ) -> Any:
+        width = np.shape(x)[-1]
+        if isinstance(dim, int) and dim > width:  # the canonical call's own contract (dim of x's channels)
+            msg = f"dim must be <= x.shape[-1] = {width}; got {dim}"
+            raise ValueError(msg)
+        freqs = self.pr.rope_frequencies(dim, base=base, scaling=scaling, seq_len=seq_len, xp=self.xp)
+        return self._rotate(x, positions, freqs, layout)
+
+    def xpos_scale(
+        self,
+        positions: Any,
+        dim: int,
+        *,
+        scale_base: float,
+        gamma: float,
+        offset: int,
+        layout: str,
+        dtype: str,
+    ) -> Any:
+        return self.pr.xpos_scale(
+            self._ints(positions),
+            dim,
+            scale_base=scale_base,
+            gamma=gamma,
+            offset=offset,
+            layout=layout,
+            dtype=self._dtype(dtype),
+        )
+
+    def mrope_position_ids(self, segments: Any, *, time_interval: float) -> Any:
+        blocks = [tuple(s) if isinstance(s, list) else s for s in segments]  # JSON lists -> (t, h, w)
+        return self.pr.mrope_position_ids(blocks, time_interval=time_interval, xp=self.xp)
+
+    def vision_position_ids(self, grid_t: int, grid_h: int, grid_w: int, *, merge_size: int) -> Any:
+        return self.pr.vision_position_ids(grid_t, grid_h, grid_w, merge_size=merge_size, xp=self.xp)
+
+    def mrope_angles(
+        self, position_ids: Any, inv_freq: Any, *, mrope_section: Any, layout: str, dtype: str
+    ) -> Any:
+        freqs = self._freqs(inv_freq, 1.0).inv_freq  # float64 where the backend has it
+        angles = self.pr.mrope_angles(self._ints(position_ids), freqs, mrope_section, layout=layout)
+        return self.xp.astype(angles, self._dtype(dtype))
+
     # --- relative / bias -------------------------------------------------------------------------------
 
     def t5_bucket(self, relative: Any, *, bidirectional: bool, num_buckets: int, max_distance: int) -> Any:

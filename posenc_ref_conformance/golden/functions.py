@@ -67,6 +67,8 @@ KINDS = {
     "string": "a string",
     "options": "an object of named scalar options",
     "scaling|null": "an HF rope_parameters object or null",
+    "ints": "a list of integers",
+    "segments": "a list of text-run lengths (integers) and vision blocks ([t, h, w] integer triples)",
 }
 
 

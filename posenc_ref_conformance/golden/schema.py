@@ -176,7 +176,11 @@ def _value_defs() -> dict[str, Any]:
                 {"type": "string"},
             ),
             "type": described("Legacy (HF v4) name of rope_type", {"type": "string"}),
-            "factor": described("Scaling factor s: the context extension ratio", NUM),
+            "factor": described(
+                "Scaling factor s: the context extension ratio (YaRN, LongRoPE: null derives it from "
+                "max_position_embeddings / original_max_position_embeddings, as HF v5 does)",
+                {"type": ["number", "null"]},
+            ),
             "original_max_position_embeddings": described("Pretraining context length L", INT),
             "max_position_embeddings": described(
                 "The model's context length (dynamic NTK; YaRN and LongRoPE without factor)", INT
@@ -226,6 +230,11 @@ def _kind_schema(kind: str) -> dict[str, Any]:
             "additionalProperties": {"type": ["number", "boolean", "null", "integer"]},
         },
         "scaling|null": {"oneOf": [ref("RopeScaling"), {"type": "null"}]},
+        "ints": {"type": "array", "items": INT},
+        "segments": {
+            "type": "array",
+            "items": {"oneOf": [INT, {"type": "array", "items": INT, "minItems": 3, "maxItems": 3}]},
+        },
     }[kind]
 
 
@@ -326,6 +335,23 @@ MEANINGS: dict[str, str] = {
     "r1": "KERPLE: the per-head factor in front of the kernel",
     "r2": "KERPLE: the per-head parameter inside the kernel",
     "kind": "KERPLE kernel: log -r1 ln(1 + r2 |d|) or power -r1 |d|**r2",
+    "rope_from_base.dim": "Rotated width d: the implementation derives d/2 frequencies from base and scaling",
+    "head_layout": "Axis order of x: bhsd [batch, heads, seq, dim], bshd [batch, seq, heads, dim], thd "
+    "[tokens, heads, dim]",
+    "rope_heads.positions": "Positions per sequence ([batch, seq]: bhsd, bshd) or per token ([tokens]: thd)",
+    "xpos_scale.dim": "Rotated width d (d/2 xPos decay rates)",
+    "scale_base": "xPos scale base B: the exponent is (m - offset) / B",
+    "gamma": "xPos gamma: zeta_i = (2i/d + gamma) / (1 + gamma)",
+    "xpos_scale.offset": "Centre of the xPos exponent (0: paper; lucidrains: len(positions) // 2)",
+    "segments": "Text runs (lengths) and vision blocks ([t, h, w] in the language model's grid), in order",
+    "time_interval": "Temporal id step per frame (floored): Qwen2-VL 1, Qwen2.5-VL tokens_per_second x s",
+    "grid_t": "Frames of the vision input",
+    "grid_h": "Patch rows before merging",
+    "grid_w": "Patch columns before merging",
+    "merge_size": "Side of the patch windows merged into one token (Qwen2-VL spatial_merge_size)",
+    "mrope_angles.position_ids": "M-RoPE ids, one row per component (t, h, w)",
+    "mrope_section": "Frequency slots per component, summing to len(inv_freq)",
+    "mrope_angles.layout": "chunked (Qwen2/2.5-VL sections) or interleaved (Qwen3-VL)",
     # outputs
     "sinusoidal.table": "The sinusoidal table",
     "interpolate_table.table": "The interpolated table",
@@ -348,6 +374,11 @@ MEANINGS: dict[str, str] = {
     "index": "Row of the relative-position table",
     "causal_mask.mask": "True where a query may attend to a key",
     "llama4_attn_scale.scale": "Temperature multiplying the query of each position",
+    "q_scale": "xPos scale multiplying the rotated queries",
+    "k_scale": "xPos scale multiplying the rotated keys (the inverse of q_scale)",
+    "position_ids": "M-RoPE (t, h, w) ids: [3, L]",
+    "vision_position_ids.position_ids": "(row, col) of each patch: [2, t h w]",
+    "angles": "Rotation angle of each token and frequency slot",
 }
 _BARE_TYPES = {"int", "number", "string", "bool", "object", "float", "float64"}
 

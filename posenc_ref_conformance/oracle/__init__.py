@@ -8,7 +8,7 @@ are :class:`mpmath.mpf` values at the current precision (:func:`working_precisio
 
 from __future__ import annotations
 
-from . import alibi, attention, bias_extra, learned, relative, rope, sinusoidal, t5
+from . import alibi, attention, bias_extra, learned, mrope, relative, rope, sinusoidal, t5
 from ._numeric import (
     CHECK_DIGITS,
     DEFAULT_DIGITS,
@@ -28,6 +28,7 @@ __all__ = [
     "bias_extra",
     "exact",
     "learned",
+    "mrope",
     "relative",
     "rope",
     "round_float32",

@@ -16,6 +16,11 @@ real implementation makes a discrete choice:
   the inclusive middle band, so only the ``low_freq_factor == high_freq_factor``
   case needs a margin (1e-12) around its single edge.
 * LongRoPE switches to ``long_factor`` only when ``seq_len > original_max``.
+
+Named variants (formulas real implementations ship under a canonical scaling
+type's name): :func:`ntk_vllm`, :func:`yarn_deepseek`, :func:`longrope_phi3`,
+:func:`proportional_gemma4`, each citing the code it follows.  xPos scales:
+:func:`xpos_scale`.
 """
 
 from __future__ import annotations
@@ -29,11 +34,16 @@ __all__ = [
     "LAYOUTS",
     "SCALING_TYPES",
     "apply_rope",
+    "log_span",
+    "longrope_phi3",
     "ntk_vllm",
+    "proportional_gemma4",
     "rope_angles",
     "rope_cos_sin",
     "rope_frequencies",
     "rotate",
+    "xpos_scale",
+    "yarn_deepseek",
 ]
 
 LAYOUTS = ("half", "interleaved")
@@ -58,16 +68,18 @@ def _dynamic(dim: int, base: mp.mpf, params: Mapping[str, Any], seq_len: int | N
     return _default(dim, new_base)
 
 
-def _yarn_attention_factor(params: Mapping[str, Any], factor: mp.mpf) -> mp.mpf:
-    def get_mscale(s: mp.mpf, m: Any = 1) -> mp.mpf:
-        return mp.mpf(1) if s <= 1 else mp.mpf("0.1") * exact(m) * mp.log(s) + 1
+def _get_mscale(scale: mp.mpf, mscale: Any) -> mp.mpf:
+    """YaRN's magnitude ``0.1 m ln s + 1`` (1 for ``s <= 1``)."""
+    return mp.mpf(1) if scale <= 1 else mp.mpf("0.1") * exact(mscale) * mp.log(scale) + 1
 
+
+def _yarn_attention_factor(params: Mapping[str, Any], factor: mp.mpf) -> mp.mpf:
     if params.get("attention_factor") is not None:
         return exact(params["attention_factor"])
     mscale, mscale_all_dim = params.get("mscale"), params.get("mscale_all_dim")
     if mscale and mscale_all_dim:  # HF: truthiness, so 0 or None falls back
-        return get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
-    return get_mscale(factor)
+        return _get_mscale(factor, mscale) / _get_mscale(factor, mscale_all_dim)
+    return _get_mscale(factor, 1)
 
 
 def _original_max(params: Mapping[str, Any]) -> int:
@@ -82,27 +94,35 @@ def _yarn_factor(params: Mapping[str, Any]) -> mp.mpf:
     return mp.mpf(int(params["max_position_embeddings"])) / _original_max(params)
 
 
-def _yarn(dim: int, base: mp.mpf, params: Mapping[str, Any]) -> tuple[list[mp.mpf], mp.mpf]:
-    """NTK-by-parts blend of interpolated and extrapolated frequencies (YaRN §3.2, HF code path)."""
-    factor = _yarn_factor(params)
-    original = _original_max(params)
-    beta_fast, beta_slow = exact(params.get("beta_fast") or 32), exact(params.get("beta_slow") or 1)
+def _yarn_blend(
+    dim: int, base: mp.mpf, factor: mp.mpf, original: int, betas: tuple[Any, Any], *, truncate: bool
+) -> list[mp.mpf]:
+    """NTK-by-parts: theta_i / s * r_i + theta_i * (1 - r_i), the ramp r from the correction range."""
+    beta_fast, beta_slow = exact(betas[0]), exact(betas[1])
 
     def correction_dim(rotations: mp.mpf) -> mp.mpf:
         return dim * mp.log(original / (rotations * 2 * mp.pi)) / (2 * mp.log(base))
 
     low, high = correction_dim(beta_fast), correction_dim(beta_slow)
-    if params.get("truncate", True):
+    if truncate:
         low = mp.mpf(floor_checked(low, "yarn low correction dim"))
         high = -mp.mpf(floor_checked(-high, "yarn high correction dim"))
     low, high = max(low, mp.mpf(0)), min(high, mp.mpf(dim - 1))
     if low == high:
         high += mp.mpf("0.001")
-    thetas = _default(dim, base)
     out = []
-    for i, theta in enumerate(thetas):
+    for i, theta in enumerate(_default(dim, base)):
         ramp = min(max((i - low) / (high - low), mp.mpf(0)), mp.mpf(1))
         out.append(theta / factor * ramp + theta * (1 - ramp))
+    return out
+
+
+def _yarn(dim: int, base: mp.mpf, params: Mapping[str, Any]) -> tuple[list[mp.mpf], mp.mpf]:
+    """NTK-by-parts blend of interpolated and extrapolated frequencies (YaRN §3.2, HF code path)."""
+    factor = _yarn_factor(params)
+    betas = (params.get("beta_fast") or 32, params.get("beta_slow") or 1)
+    truncate = params.get("truncate", True)
+    out = _yarn_blend(dim, base, factor, _original_max(params), betas, truncate=truncate)
     return out, _yarn_attention_factor(params, factor)
 
 
@@ -203,6 +223,45 @@ def rope_frequencies(
     raise ValueError(msg)
 
 
+def log_span(
+    dim: int, *, base: float, scaling: Mapping[str, Any] | None = None, seq_len: int | None = None
+) -> mp.mpf:
+    """``L``: the largest ``|ln|`` an implementation exponentiates when it derives the frequencies.
+
+    ``|ln b'| + |ln s|`` with ``b'`` the base raised to ``-2i/d`` (``b``; the NTK and
+    dynamic bases) and ``s`` the largest divisor a scaling applies to a frequency
+    (``factor`` of linear, YaRN, Llama 3 and proportional; the LongRoPE factor
+    list in use; 1 otherwise).  An implementation that derives its frequencies
+    in a dtype of unit roundoff ``u`` makes them wrong by up to about
+    ``(3 L + 6) u`` relative: three roundings of the exponent (``ln b``, ``2i/d``,
+    their product) of size ``L u``, plus a few for ``exp``/``pow``, the reciprocal,
+    the divisor and a blend (the ``product`` class; see the tolerance guide).
+    """
+    params = dict(scaling or {})
+    kind = params.get("rope_type", params.get("type", "default"))
+    ln_base = mp.log(exact(base))
+    divisor = mp.mpf(0)
+    if kind in ("ntk", "dynamic"):
+        factor = exact(params["factor"])
+        stretch = factor
+        if kind == "dynamic":
+            lmax = int(params["max_position_embeddings"])
+            length = lmax if seq_len is None else max(int(seq_len), lmax)
+            stretch = factor * length / lmax - (factor - 1)
+        ln_base += mp.mpf(dim) / (dim - 2) * mp.log(stretch)
+    elif kind == "yarn":
+        divisor = mp.log(_yarn_factor(params))
+    elif kind in ("linear", "llama3"):
+        divisor = mp.log(exact(params["factor"]))
+    elif kind == "proportional":
+        divisor = mp.log(exact(_get(params, "factor", 1.0)))
+    elif kind == "longrope":
+        use_long = seq_len is not None and int(seq_len) > _original_max(params)
+        ext = params["long_factor"] if use_long else params["short_factor"]
+        divisor = max(abs(mp.log(exact(e))) for e in ext)
+    return abs(ln_base) + abs(divisor)
+
+
 def ntk_vllm(dim: int, *, base: float, factor: float) -> list[mp.mpf]:
     """vLLM's ``"ntk"`` (``NTKScalingRotaryEmbedding``): theta_i = (b s)^(-2i/d) s^(-2/d).
 
@@ -211,6 +270,83 @@ def ntk_vllm(dim: int, *, base: float, factor: float) -> list[mp.mpf]:
     """
     s = exact(factor)
     return [t / mp.power(s, mp.mpf(2) / dim) for t in _default(dim, exact(base) * s)]
+
+
+def yarn_deepseek(
+    dim: int, *, base: float, scaling: Mapping[str, Any], seq_len: int | None = None
+) -> tuple[list[mp.mpf], mp.mpf]:
+    """DeepSeek's own YaRN: always truncated, ``mscale_all_dim`` defaulting to 0, no ``attention_factor``.
+
+    DeepSeek-V2/V3's ``modeling_deepseek.py`` (``DeepseekV3YarnRotaryEmbedding``,
+    Hugging Face hub ``deepseek-ai/DeepSeek-V3``) and vLLM's ``deepseek_yarn``
+    (``vllm/model_executor/layers/rotary_embedding/deepseek_scaling_rope.py``,
+    ``DeepseekScalingRotaryEmbedding(mscale=1, mscale_all_dim=0)``): the
+    attention factor is ``get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)``
+    with the keys' defaults 1 and 0, so ``mscale`` alone gives ``0.1 mscale ln s + 1``
+    (HF ignores a lone ``mscale`` and gives ``0.1 ln s + 1``), and ``mscale_all_dim``
+    alone ``1 / (0.1 mscale_all_dim ln s + 1)``.  The correction range is floored
+    and ceiled whatever ``truncate`` says; ``factor`` is required.
+    """
+    params = dict(scaling)
+    factor = exact(params["factor"])
+    betas = (params.get("beta_fast", 32), params.get("beta_slow", 1))
+    out = _yarn_blend(dim, exact(base), factor, _original_max(params), betas, truncate=True)
+    mscale, mscale_all_dim = params.get("mscale", 1), params.get("mscale_all_dim", 0)
+    return out, _get_mscale(factor, mscale) / _get_mscale(factor, mscale_all_dim)
+
+
+def longrope_phi3(
+    dim: int, *, base: float, scaling: Mapping[str, Any], seq_len: int | None = None
+) -> tuple[list[mp.mpf], mp.mpf]:
+    """Phi-3's own LongRoPE: the attention factor from ``max / original``, never from ``factor``.
+
+    Phi-3's ``modeling_phi3.py`` (``Phi3LongRoPEScaledRotaryEmbedding``, Hugging
+    Face hub ``microsoft/Phi-3-mini-128k-instruct``), vLLM
+    (``vllm/model_executor/layers/rotary_embedding/phi3_long_rope_scaled_rope.py``)
+    and llama.cpp's converter: ``s = max_position_embeddings /
+    original_max_position_embeddings``, attention factor ``sqrt(1 + ln s / ln L)``
+    (1 for ``s <= 1``); the ``factor`` and ``attention_factor`` keys are not read.
+    The factors switch as in HF (long iff ``seq_len > original``).
+    """
+    params = dict(scaling)
+    original = _original_max(params)
+    ratio = mp.mpf(int(params["max_position_embeddings"])) / original
+    attention = mp.mpf(1) if ratio <= 1 else mp.sqrt(1 + mp.log(ratio) / mp.log(original))
+    inv, _ = _longrope(dim, exact(base), params, seq_len)
+    return inv, attention
+
+
+def proportional_gemma4(
+    dim: int, *, base: float, scaling: Mapping[str, Any], seq_len: int | None = None
+) -> tuple[list[mp.mpf], mp.mpf]:
+    """vLLM's Gemma 4 ``proportional``: ``b^(-2i/head_dim)`` for the rotated pairs, 0 beyond, no ``/ factor``.
+
+    ``vllm/model_executor/layers/rotary_embedding/gemma4_rope.py``
+    (``Gemma4RotaryEmbedding._compute_inv_freq``): ``get_rope`` builds it for
+    ``rope_type="proportional"`` without reading ``factor``; HF divides by it.
+    """
+    params = {k: v for k, v in scaling.items() if k != "factor"}
+    return _proportional(dim, exact(base), params), mp.mpf(1)
+
+
+def xpos_scale(
+    positions: Sequence[int], dim: int, *, scale_base: float, gamma: float, offset: int, layout: str
+) -> tuple[list[list[mp.mpf]], list[list[mp.mpf]]]:
+    """xPos (Sun et al. 2022): ``zeta_i^((m - c)/B)`` and its inverse, per position, expanded to ``dim``.
+
+    ``zeta_i = (2i/d + gamma) / (1 + gamma)``, ``i < d/2``; ``c`` = ``offset``
+    (0 in the paper, ``len(t) // 2`` in lucidrains' rotary-embedding-torch
+    ``get_scale``, whose ``(arange(0, d, 2) + 0.4 d) / (1.4 d)`` is the same
+    ``zeta`` for ``gamma = 0.4``).
+    """
+    g = exact(gamma)
+    zetas = [(mp.mpf(2 * i) / dim + g) / (1 + g) for i in range(dim // 2)]
+    q_rows, k_rows = [], []
+    for m in positions:
+        power = (exact(m) - exact(offset)) / exact(scale_base)
+        q_rows.append(_expand([mp.power(z, power) for z in zetas], layout))
+        k_rows.append(_expand([mp.power(z, -power) for z in zetas], layout))
+    return q_rows, k_rows
 
 
 def _expand(values: Sequence[mp.mpf], layout: str) -> list[mp.mpf]:

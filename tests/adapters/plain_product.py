@@ -204,6 +204,77 @@ def apply_rope(x: Any, cos: Any, sin: Any, *, layout: str) -> Any:
     return np.concatenate([rot * cos + turned * sin, rest], axis=-1).astype(x.dtype)
 
 
+def rope_heads(
+    x: Any, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, head_layout: str
+) -> Any:
+    x = np.asarray(x)
+    cos, sin = rope_cos_sin(
+        positions, inv_freq, attention_factor=attention_factor, layout=layout, dtype=str(x.dtype)
+    )
+    axis = {"bhsd": 1, "bshd": 2, "thd": 1}[head_layout]  # the head axis the tables broadcast over
+    return apply_rope(x, np.expand_dims(cos, axis), np.expand_dims(sin, axis), layout=layout)
+
+
+def rope_from_base(
+    x: Any, positions: Any, *, dim: int, base: float, scaling: Any, seq_len: Any, layout: str
+) -> Any:
+    """Frequencies derived in x's dtype (as torchtune, keras-hub, MLX do), then the plain rotation."""
+    x = np.asarray(x)
+    dtype = str(x.dtype)
+    inv, attention = rope_frequencies(dim, base=base, scaling=scaling, seq_len=seq_len, dtype=dtype)
+    cos, sin = rope_cos_sin(positions, inv, attention_factor=attention, layout=layout, dtype=dtype)
+    return apply_rope(x, cos, sin, layout=layout)
+
+
+def xpos_scale(
+    positions: Any, dim: int, *, scale_base: float, gamma: float, offset: int, layout: str, dtype: str
+) -> Any:
+    """rotary-embedding-torch's get_scale: zeta in the run's dtype, zeta ** ((m - c) / B)."""
+    f = _f(dtype)
+    zeta = (np.arange(0, dim, 2, dtype=dtype) + f(gamma * dim)) / f((1 + gamma) * dim)
+    power = ((np.asarray(positions).astype(dtype) - f(offset)) / f(scale_base))[..., None]
+    q, k = zeta**power, zeta ** (-power)
+    if layout == "half":
+        return np.concatenate([q, q], axis=-1), np.concatenate([k, k], axis=-1)
+    return np.repeat(q, 2, axis=-1), np.repeat(k, 2, axis=-1)
+
+
+def mrope_position_ids(segments: Any, *, time_interval: float) -> Any:
+    """HF 4.x / vLLM get_rope_index: every segment from max(previous ids) + 1."""
+    parts, start = [], 0
+    for segment in segments:
+        if isinstance(segment, list):
+            t, h, w = segment
+            frames = (np.arange(t) * time_interval).astype(np.int64)
+            grid = np.stack(np.meshgrid(frames, np.arange(h), np.arange(w), indexing="ij")).reshape(3, -1)
+        else:
+            grid = np.broadcast_to(np.arange(segment), (3, segment))
+        parts.append(grid + start)
+        start = int(parts[-1].max()) + 1 if grid.size else start
+    return np.concatenate(parts, axis=1) if parts else np.zeros((3, 0), dtype=np.int64)
+
+
+def vision_position_ids(grid_t: int, grid_h: int, grid_w: int, *, merge_size: int) -> Any:
+    """HF Qwen2-VL rot_pos_emb's patch order: merge_size x merge_size windows contiguous."""
+    m = merge_size
+    rows = np.arange(grid_h)[:, None].repeat(grid_w, 1).reshape(grid_h // m, m, grid_w // m, m)
+    cols = np.arange(grid_w)[None, :].repeat(grid_h, 0).reshape(grid_h // m, m, grid_w // m, m)
+    ids = np.stack([a.transpose(0, 2, 1, 3).reshape(-1) for a in (rows, cols)])
+    return np.tile(ids, (1, grid_t))
+
+
+def mrope_angles(position_ids: Any, inv_freq: Any, *, mrope_section: Any, layout: str, dtype: str) -> Any:
+    count, total = len(mrope_section), sum(mrope_section)
+    if layout == "chunked":
+        components = np.repeat(np.arange(count), mrope_section)
+    else:
+        slots = np.arange(total)
+        limit = count * np.asarray(mrope_section)[slots % count]
+        components = np.where((slots % count > 0) & (slots < limit), slots % count, 0)
+    ids = np.asarray(position_ids).astype(dtype)[components]  # [F, ..., L]
+    return np.moveaxis(ids, 0, -1) * np.asarray(inv_freq).astype(dtype)
+
+
 # --- relative / bias -------------------------------------------------------------------------------------
 
 

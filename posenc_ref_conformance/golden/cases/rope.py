@@ -1,8 +1,17 @@
-"""RoPE: the declarations and cases of frequencies for every scaling type, cos/sin, apply_rope, rotation."""
+"""RoPE frequencies: the declaration shared helpers of the RoPE family and the rope_frequencies cases.
+
+The other RoPE modules build on the helpers here: ``rope_tables`` (cos/sin,
+apply_rope, rope, rope_heads), ``rope_base`` (rope_from_base: frequencies the
+implementation derives itself), ``rope_positions`` (xPos scales, M-RoPE ids and
+angles).  Named variants of a scaling type (:data:`FREQUENCY_VARIANTS`) are
+shared by ``rope_frequencies`` and ``rope_from_base``, so a kernel that owns its
+frequencies declares the same variant for both.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ... import oracle
@@ -16,28 +25,19 @@ from ..functions import (
     declare,
     flatten,
     max_abs,
-    phase_record,
-    reshape,
-    shape_of,
     tol,
 )
-from ._common import BIG, F, I, _dyadic, _float32_cos_sin, _freqs, case
+from ..notes import add_note
+from ._common import case
 
-# --- declarations ------------------------------------------------------------------------------
+# --- helpers shared by the RoPE modules ------------------------------------------------------------
 
 
-def _channel_frequencies(inv_freq: list[float], layout: str, width: int) -> list[float]:
+def _channel_frequencies(inv_freq: list[Any], layout: str, width: int) -> list[Any]:
     """The frequency of each of ``width`` channels (0 past the rotated ones)."""
     n = len(inv_freq)
     rotated = [inv_freq[c % n] if layout == "half" else inv_freq[c // 2] for c in range(2 * n)]
     return rotated + [0.0] * (width - 2 * n)
-
-
-def _rope_frequencies(inp: dict[str, Any]) -> dict[str, Any]:
-    inv, factor = oracle.rope.rope_frequencies(
-        inp["dim"], base=inp["base"], scaling=inp["scaling"], seq_len=inp["seq_len"]
-    )
-    return {"inv_freq": inv, "attention_factor": factor}
 
 
 def _scaling_type(inp: dict[str, Any]) -> str | None:
@@ -47,93 +47,59 @@ def _scaling_type(inp: dict[str, Any]) -> str | None:
     return scaling.get("rope_type", scaling.get("type", "default"))
 
 
-def _ntk_vllm(inp: dict[str, Any]) -> dict[str, Any]:
-    inv = oracle.rope.ntk_vllm(inp["dim"], base=inp["base"], factor=inp["scaling"]["factor"])
-    return {"inv_freq": inv, "attention_factor": mp.mpf(1)}
+def _max_angle(positions: Any, inv_freq: list[Any]) -> float:
+    return max(abs(int(p)) for p in flatten(positions)) * max(abs(float(t)) for t in inv_freq)
 
 
-def _rope_cos_sin(inp: dict[str, Any]) -> dict[str, Any]:
-    cos, sin = oracle.rope.rope_cos_sin(
-        flatten(inp["positions"]),
-        inp["inv_freq"],
-        attention_factor=inp["attention_factor"],
-        layout=inp["layout"],
-    )
-    shape = shape_of(inp["positions"])
-    return {"cos": reshape(cos, shape), "sin": reshape(sin, shape)}
-
-
-def _rope_max_angle(inp: dict[str, Any]) -> float:
-    return max(abs(int(p)) for p in flatten(inp["positions"])) * max(abs(t) for t in inp["inv_freq"])
-
-
-def _rope_cos_sin_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
-    scale = max(abs(inp["attention_factor"]), 1.0)
-    return angle_tolerance(_rope_max_angle(inp), scale, "LargePosition" in flags, freq_ulps=4)
-
-
-def _rope_cos_sin_phase(inp: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
-    freqs = _channel_frequencies(inp["inv_freq"], inp["layout"], 2 * len(inp["inv_freq"]))
-    return phase_record(inp["positions"], freqs, 1, max(abs(inp["attention_factor"]), 1.0))
-
-
-def _apply_rope(inp: dict[str, Any]) -> dict[str, Any]:
-    x, cos, sin = inp["x"], inp["cos"], inp["sin"]
-    seq = len(cos)
-
-    def rotate_block(block: Any) -> Any:  # block: [S][D]
-        return [oracle.rope.apply_rope(block[s], cos[s], sin[s], layout=inp["layout"]) for s in range(seq)]
-
-    def walk(node: Any, depth: int) -> Any:
-        return rotate_block(node) if depth == 2 else [walk(n, depth - 1) for n in node]
-
-    return {"out": walk(x, len(shape_of(x)))}
-
-
-def _product_scale(inp: dict[str, Any]) -> float:
-    return max_abs(inp["x"]) * max(max_abs(inp.get("cos", [1.0])), max_abs(inp.get("sin", [1.0])), 1.0) * 2
-
-
-def _apply_rope_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
-    m = _product_scale(inp)
+def _apply_tolerance(x: Any, table_scale: float) -> Tolerance:
+    """A rotation of ``x`` by cos/sin of magnitude up to ``table_scale``: 4 roundings of its largest term."""
+    m = max_abs(x) * max(table_scale, 1.0) * 2
     return tol(atol64=4 * EPS64 * m, ulp64=4, atol32=4 * EPS32 * m, ulp32=4)
 
 
-def _rope(inp: dict[str, Any]) -> dict[str, Any]:
-    positions = flatten(inp["positions"])
-
-    def walk(node: Any, depth: int) -> Any:
-        if depth == 2:
-            return [
-                oracle.rope.rotate(
-                    row, p, inp["inv_freq"], attention_factor=inp["attention_factor"], layout=inp["layout"]
-                )
-                for row, p in zip(node, positions, strict=True)
-            ]
-        return [walk(n, depth - 1) for n in node]
-
-    return {"out": walk(inp["x"], len(shape_of(inp["x"])))}
-
-
-def _rope_phase(inp: dict[str, Any], out: dict[str, Any]) -> dict[str, Any]:
-    width = shape_of(inp["x"])[-1]
-    freqs = _channel_frequencies(inp["inv_freq"], inp["layout"], width)
-    scale = 2 * max_abs(inp["x"]) * max(abs(inp["attention_factor"]), 1.0)
-    return phase_record(inp["positions"], freqs, 1, scale)
-
-
-def _rope_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
-    scale = 2 * max_abs(inp["x"]) * max(abs(inp["attention_factor"]), 1.0)
-    angle = angle_tolerance(_rope_max_angle(inp), scale, "LargePosition" in flags, freq_ulps=4)
-    prod = _apply_rope_tol(inp, out, flags)
+def _rotation_tolerance(
+    x: Any, positions: Any, inv_freq: list[Any], factor: float, strict: bool
+) -> Tolerance:
+    """End-to-end rotation: the angle's tolerance (strict at the accuracy claim) plus the rotation's."""
+    scale = 2 * max_abs(x) * max(abs(factor), 1.0)
+    angle = angle_tolerance(_max_angle(positions, inv_freq), scale, strict, freq_ulps=4)
+    prod = _apply_tolerance(x, 1.0)  # the angle's part carries the attention factor
     return {
         dt: {"atol": angle[dt]["atol"] + prod[dt]["atol"], "rtol": 0.0, "maxUlp": 4}
         for dt in ("float64", "float32")
     }
 
 
-_POS = "int64 array, any shape"
-_LAYOUT = ("string", "half | interleaved")
+def _ntk_vllm(dim: int, *, base: float, scaling: Any, seq_len: Any = None) -> tuple[list[Any], Any]:
+    return oracle.rope.ntk_vllm(dim, base=base, factor=scaling["factor"]), mp.mpf(1)
+
+
+#: topic (scaling type) -> variant -> oracle ``(dim, *, base, scaling, seq_len) -> (inv_freq, factor)``.
+FREQUENCY_VARIANTS: dict[str, dict[str, Callable[..., tuple[list[Any], Any]]]] = {
+    "ntk": {"vllm": _ntk_vllm},
+    "yarn": {"deepseek": oracle.rope.yarn_deepseek},
+    "longrope": {"phi3-ratio": oracle.rope.longrope_phi3},
+    "proportional": {"gemma4": oracle.rope.proportional_gemma4},
+}
+
+
+def variants_of(compute: Callable[[Callable[..., tuple[list[Any], Any]]], Any]) -> dict[str, dict[str, Any]]:
+    """:data:`FREQUENCY_VARIANTS` with each oracle turned into a function's ``compute`` by ``compute``."""
+    return {t: {n: compute(f) for n, f in names.items()} for t, names in FREQUENCY_VARIANTS.items()}
+
+
+# --- rope_frequencies -------------------------------------------------------------------------------
+
+
+def _frequencies_with(
+    formula: Callable[..., tuple[list[Any], Any]],
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def compute(inp: dict[str, Any]) -> dict[str, Any]:
+        inv, factor = formula(inp["dim"], base=inp["base"], scaling=inp["scaling"], seq_len=inp["seq_len"])
+        return {"inv_freq": inv, "attention_factor": factor}
+
+    return compute
+
 
 declare(
     FunctionSpec(
@@ -147,80 +113,39 @@ declare(
             "seq_len": ("int|null", "int or null"),
         },
         {"inv_freq": "float", "attention_factor": "float"},
-        _rope_frequencies,
+        _frequencies_with(oracle.rope.rope_frequencies),
         positional=1,
         takes_dtype=True,
         options={"scaling": "scaling_types"},
         topic=_scaling_type,
-        variants={"ntk": {"vllm": _ntk_vllm}},
+        variants=variants_of(_frequencies_with),
         # pow() with a rounded exponent costs ~|ln theta| ulp; HF builds inv_freq in float32.
         tolerances=tol(rtol64=64 * EPS64, ulp64=64, rtol32=32 * EPS32, ulp32=32),
     )
 )
-declare(
-    FunctionSpec(
-        "rope_cos_sin",
-        "rope",
-        "rope_cos_sin(positions, inv_freq, attention_factor, layout) "
-        "-> (cos, sin)[*positions.shape, 2*len(inv_freq)]",
-        {
-            "positions": ("positions", _POS),
-            "inv_freq": ("float", "float64 [n] (exact values; not cast)"),
-            "attention_factor": ("scalar", "float64 scalar (exact)"),
-            "layout": _LAYOUT,
-        },
-        {"cos": "float", "sin": "float"},
-        _rope_cos_sin,
-        positional=2,
-        takes_dtype=True,
-        options={"layout": "layouts"},
-        case_tolerances=_rope_cos_sin_tol,
-        phase=_rope_cos_sin_phase,
-    )
-)
-declare(
-    FunctionSpec(
-        "apply_rope",
-        "rope",
-        "apply_rope(x[..., S, D], cos[S, R], sin[S, R], layout) -> x rotated on its first R channels",
-        {
-            "x": ("float", "float64 [..., S, D]"),
-            "cos": ("float", "float64 [S, R]"),
-            "sin": ("float", "float64 [S, R]"),
-            "layout": _LAYOUT,
-        },
-        {"out": "float"},
-        _apply_rope,
-        positional=3,
-        options={"layout": "layouts"},
-        cast_inputs=("x", "cos", "sin"),
-        case_tolerances=_apply_rope_tol,
-    )
-)
-declare(
-    FunctionSpec(
-        "rope",
-        "rope",
-        "rope(x[..., S, D], positions[S], inv_freq, attention_factor, layout) -> rotated x (end to end)",
-        {
-            "x": ("float", "float64 [..., S, D]"),
-            "positions": ("positions", "int64 [S]"),
-            "inv_freq": ("float", "float64 [n] (exact; not cast)"),
-            "attention_factor": ("scalar", "float64 scalar (exact)"),
-            "layout": _LAYOUT,
-        },
-        {"out": "float"},
-        _rope,
-        positional=3,
-        options={"layout": "layouts"},
-        cast_inputs=("x",),
-        case_tolerances=_rope_tol,
-        phase=_rope_phase,
-    )
-)
 
-
-# --- rope_frequencies ---------------------------------------------------------------------------------
+UnitFactor = add_note(
+    "UnitFactor",
+    "Functionality",
+    "A scaling whose factors are all 1 (linear, ntk, yarn, llama3, longrope, proportional) must give the "
+    "default frequencies and attention factor 1: code that applies a correction unconditionally "
+    "(an mscale, a base rescale evaluated at dim - 2 = 0, a ramp) breaks it.",
+)
+YarnMscaleAllDimOnly = add_note(
+    "YarnMscaleAllDimOnly",
+    "ConventionMismatch",
+    "mscale_all_dim without mscale: HF's truthiness test falls back to 0.1 ln(s) + 1; DeepSeek's own "
+    "code (and vLLM's deepseek_yarn) divides get_mscale(s, 1) by get_mscale(s, mscale_all_dim).",
+    "https://github.com/vllm-project/vllm/issues/48621",
+)
+YarnFactorNull = add_note(
+    "YarnFactorNull",
+    "ConventionMismatch",
+    "An explicit factor: null derives the YaRN factor from max_position_embeddings / "
+    "original_max_position_embeddings, as HF v5's _compute_yarn_parameters does (its validate_rope "
+    "rejects an absent key, so a config spells the derivation as null).",
+    "https://github.com/huggingface/transformers/pull/40320",
+)
 
 
 def _freq(
@@ -560,6 +485,211 @@ _freq(
     10000.0,
     {"rope_type": "proportional"},
 )
+# --- rope_frequencies: factor null, unit factors, second cases of thin flags, named variants ---------
+
+for _max, _orig, _dim, _base in ((32768, 4096, 64, 10000.0), (131072, 32768, 128, 1.0e6)):
+    _freq(
+        f"yarn/factor-null-{_max}-over-{_orig}",
+        f"factor: null, as an HF v5 config spells it: {_max} / {_orig} = {_max // _orig}.",
+        ("YarnFactorFromLengths", YarnFactorNull),
+        _dim,
+        _base,
+        {
+            "rope_type": "yarn",
+            "factor": None,
+            "max_position_embeddings": _max,
+            "original_max_position_embeddings": _orig,
+        },
+    )
+for _type, _scaling in [
+    ("linear", {"rope_type": "linear", "factor": 1.0}),
+    ("ntk", {"rope_type": "ntk", "factor": 1.0}),
+    ("yarn", {"rope_type": "yarn", "factor": 1.0, "original_max_position_embeddings": 4096}),
+    ("llama3", {**_L31, "factor": 1.0}),
+    (
+        "longrope",
+        {
+            "rope_type": "longrope",
+            "factor": 1.0,
+            "original_max_position_embeddings": 4096,
+            "max_position_embeddings": 4096,
+            "short_factor": [1.0] * 16,
+            "long_factor": [1.0] * 16,
+        },
+    ),
+    ("proportional", {"rope_type": "proportional", "factor": 1.0, "partial_rotary_factor": 1.0}),
+]:
+    _freq(
+        f"{_type}/unit-factor",
+        f"{_type} with every factor 1: the default frequencies, attention factor 1.",
+        UnitFactor,
+        32,
+        10000.0,
+        _scaling,
+        4096 if _type == "longrope" else None,
+    )
+_freq(
+    "yarn/legacy-type-key",
+    "v4 rope_scaling {'type': 'yarn'} (DeepSeek and Qwen configs spell it so).",
+    ("LegacyTypeKey", "YarnTruncate"),
+    64,
+    10000.0,
+    {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096},
+)
+_freq(
+    "yarn/explicit-attention-factor-over-mscale",
+    "attention_factor 0.8 wins over the mscale / mscale_all_dim ratio (1.0 here).",
+    "YarnAttentionFactor",
+    32,
+    10000.0,
+    {
+        "rope_type": "yarn",
+        "factor": 16.0,
+        "original_max_position_embeddings": 2048,
+        "mscale": 1.0,
+        "mscale_all_dim": 1.0,
+        "attention_factor": 0.8,
+    },
+)
+_freq(
+    "yarn/mscale-only-deepseek-v2",
+    "mscale=0.707 without mscale_all_dim, factor 40: HF gives 0.1 ln 40 + 1 = 1.3689.",
+    "YarnMscaleOnly",
+    64,
+    10000.0,
+    {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096, "mscale": 0.707},
+)
+_freq(
+    "yarn/mscale-all-dim-only",
+    "mscale_all_dim=0.707 without mscale, factor 40: HF falls back to 0.1 ln 40 + 1 = 1.3689.",
+    YarnMscaleAllDimOnly,
+    64,
+    10000.0,
+    {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096, "mscale_all_dim": 0.707},
+)
+_freq(
+    "yarn/equal-bounds-no-truncate",
+    "d=8, b=100, L=2**20, truncate=false: 7.43 and 10.4 both clamp to d - 1 = 7; the +0.001 guard.",
+    ("YarnEqualBounds", "YarnTruncate"),
+    8,
+    100.0,
+    {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 2**20, "truncate": False},
+)
+_EDGE_LFF_4K = _edge_low_freq_factor(32768)
+_freq(
+    "llama3/low-band-edge-d64",
+    "theta_0 = 1 on the low band edge again (32768 / low_freq_factor = 2 pi in float64), d=64, "
+    "b=10000, factor 4.",
+    "Llama3BandEdge",
+    64,
+    10000.0,
+    {
+        "rope_type": "llama3",
+        "factor": 4.0,
+        "low_freq_factor": _EDGE_LFF_4K,
+        "high_freq_factor": 4 * _EDGE_LFF_4K,
+        "original_max_position_embeddings": 32768,
+    },
+)
+_freq(
+    "llama3/equal-factors-2",
+    "low_freq_factor == high_freq_factor == 2, factor 8, d=64, b=500000: a jump at 8192 / 2.",
+    "Llama3EqualFactors",
+    64,
+    500000.0,
+    {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 2.0,
+        "high_freq_factor": 2.0,
+        "original_max_position_embeddings": 8192,
+    },
+)
+_YARN_DS = {
+    "rope_type": "yarn",
+    "original_max_position_embeddings": 4096,
+    "beta_fast": 32.0,
+    "beta_slow": 1.0,
+}
+for _id, _why, _flags, _scaling in [
+    (
+        "mscale-only",
+        "mscale 1.5 alone, factor 8: 0.1 * 1.5 * ln 8 + 1 = 1.3119 (mscale_all_dim defaults to 0); "
+        "HF gives 1.2079",
+        ("YarnMscaleOnly",),
+        {**_YARN_DS, "factor": 8.0, "mscale": 1.5},
+    ),
+    (
+        "mscale-all-dim-only",
+        "mscale_all_dim 0.707 alone, factor 40: (0.1 ln 40 + 1) / (0.0707 ln 40 + 1) = 1.0857 (mscale "
+        "defaults to 1); HF gives 0.1 ln 40 + 1 = 1.3689",
+        (YarnMscaleAllDimOnly,),
+        {**_YARN_DS, "factor": 40.0, "mscale_all_dim": 0.707},
+    ),
+    (
+        "truncate-false-ignored",
+        "gpt-oss's truncate=false is not read: the range 8.09 / 17.40 is floored and ceiled to 8 / 18",
+        ("YarnTruncate",),
+        {**_GPT_OSS},
+    ),
+]:
+    _freq(
+        f"yarn-deepseek/{_id}",
+        f"DeepSeek's own YaRN (a variant): {_why}.",
+        (*_flags, "NamedVariant"),
+        64,
+        150000.0 if _id == "truncate-false-ignored" else 10000.0,
+        _scaling,
+        variant="deepseek",
+    )
+for _id, _why, _scaling, _seq in [
+    (
+        "explicit-factor",
+        "factor 8 is not read: sqrt(1 + ln 32 / ln 4096) from 131072 / 4096",
+        {**_LONG, "factor": 8.0},
+        100,
+    ),
+    (
+        "explicit-attention-factor",
+        "attention_factor 1.25 is not read: sqrt(1 + ln 32 / ln 4096)",
+        {**_LONG, "attention_factor": 1.25},
+        5000,
+    ),
+]:
+    _freq(
+        f"longrope-phi3-ratio/{_id}",
+        f"Phi-3's own LongRoPE (a variant): {_why}.",
+        ("LongRopeAttentionFactor", "NamedVariant"),
+        16,
+        10000.0,
+        _scaling,
+        _seq,
+        variant="phi3-ratio",
+    )
+for _id, _dim, _base, _scaling in [
+    (
+        "half-factor-8",
+        64,
+        10000.0,
+        {"rope_type": "proportional", "partial_rotary_factor": 0.5, "factor": 8.0},
+    ),
+    (
+        "gemma-quarter-factor-2",
+        256,
+        1.0e6,
+        {"rope_type": "proportional", "partial_rotary_factor": 0.25, "factor": 2.0},
+    ),
+]:
+    _freq(
+        f"proportional-gemma4/{_id}",
+        "vLLM's Gemma 4 proportional (a variant): b**(-2i/head_dim) on the rotated pairs, 0 beyond, "
+        "factor not read.",
+        ("ProportionalTail", "NamedVariant"),
+        _dim,
+        _base,
+        _scaling,
+        variant="gemma4",
+    )
 _freq("invalid/odd-dim", "dim must be even.", (), 7, error=("ValueError", "dim"))
 _freq("invalid/base-1", "base must be > 1.", (), 8, 1.0, error=("ValueError", "base"))
 _freq(
@@ -616,175 +746,4 @@ _freq(
     8,
     scaling={"rope_type": "ntk-aware", "factor": 2.0},
     error=("ValueError", "rope_type"),
-)
-
-# --- rope_cos_sin -------------------------------------------------------------------------------------
-
-
-def _table(
-    id: str, comment: str, flags: Any, positions: Any, inv: list[float], factor: float, layout: str
-) -> None:
-    flags = (flags,) if isinstance(flags, str) else tuple(flags)
-    flags = (*flags, "HalfLayout" if layout == "half" else "InterleavedLayout")
-    case(
-        f"rope_cos_sin/{layout}/{id}",
-        comment,
-        flags,
-        positions=I(positions),
-        inv_freq=F(inv),
-        attention_factor=F(factor),
-        layout=layout,
-    )
-
-
-_D8 = _freq_d8 = _freqs(8)
-_D16 = _freqs(16)
-_GPT_OSS_F = _freqs(64, 150000.0, _GPT_OSS)
-_L31_F = _freqs(128, 500000.0, _L31)
-_PROP_F = _freqs(16, 10000.0, {"rope_type": "proportional", "partial_rotary_factor": 0.5})
-for _layout in ("half", "interleaved"):
-    _table(
-        "basic-d8",
-        "Default frequencies, positions 0..7.",
-        ("Basic", "IdentityAtZero"),
-        list(range(8)),
-        *_D8,
-        _layout,
-    )
-    _table(
-        "batched-offsets",
-        "Per-batch KV-cache offsets.",
-        ("BatchedPositions", "KVCacheOffset"),
-        [[0, 1, 2], [4093, 4094, 4095]],
-        *_D8,
-        _layout,
-    )
-    _table(
-        "gpt-oss-yarn",
-        "gpt-oss YaRN frequencies with attention factor 1.3466.",
-        "AttentionFactor",
-        [0, 1, 4095, 4096, 131071],
-        *_GPT_OSS_F,
-        _layout,
-    )
-    _table(
-        "large-positions-d16",
-        "Positions 2**20 .. 2**24 + 1 at the accuracy claim.",
-        ("LargePosition", "Float32PositionRounding"),
-        BIG,
-        *_D16,
-        _layout,
-    )
-    _table(
-        "large-positions-llama3.1",
-        "Llama 3.1 frequencies at 2**20 and 2**24 + 1.",
-        ("LargePosition", "Float32PositionRounding"),
-        [2**20, 2**24 + 1],
-        *_L31_F,
-        _layout,
-    )
-    _table(
-        "proportional-tail",
-        "Zero frequencies: cos 1, sin 0 on the unrotated tail.",
-        "ProportionalTail",
-        [0, 3, 1000],
-        *_PROP_F,
-        _layout,
-    )
-
-# --- apply_rope and rope ------------------------------------------------------------------------------
-
-for _layout in ("half", "interleaved"):
-    _lay = "HalfLayout" if _layout == "half" else "InterleavedLayout"
-    _c, _s = _float32_cos_sin([0, 1, 2], _D8[0], _layout)
-    case(
-        f"apply_rope/{_layout}/full-d8",
-        "Rotate all 8 channels of 3 positions.",
-        ("Basic", _lay),
-        x=F(_dyadic(21, (3, 8))),
-        cos=F(_c),
-        sin=F(_s),
-        layout=_layout,
-    )
-    _c4, _s4 = _float32_cos_sin([5, 6, 7], _freqs(4)[0], _layout)
-    case(
-        f"apply_rope/{_layout}/partial-r4-d10",
-        "Rotate 4 of 10 channels; 6 pass through.",
-        ("PartialRotary", _lay),
-        x=F(_dyadic(22, (3, 10))),
-        cos=F(_c4),
-        sin=F(_s4),
-        layout=_layout,
-    )
-    case(
-        f"apply_rope/{_layout}/batched-heads",
-        "x [2, 2, 3, 8] with cos/sin [3, 8] broadcast.",
-        ("Basic", _lay),
-        x=F(_dyadic(23, (2, 2, 3, 8))),
-        cos=F(_c),
-        sin=F(_s),
-        layout=_layout,
-    )
-    _rot = {"inv_freq": F(_D8[0]), "attention_factor": F(1.0), "layout": _layout}
-    case(
-        f"rope/{_layout}/basic-d8",
-        "End-to-end rotation, positions 0..3.",
-        ("Basic", "IdentityAtZero", _lay),
-        x=F(_dyadic(31, (4, 8))),
-        positions=I([0, 1, 2, 3]),
-        **_rot,
-    )
-    case(
-        f"rope/{_layout}/offset-100",
-        "KV-cache offset 100.",
-        ("KVCacheOffset", _lay),
-        x=F(_dyadic(32, (4, 8))),
-        positions=I([100, 101, 102, 103]),
-        **_rot,
-    )
-    case(
-        f"rope/{_layout}/batched-heads",
-        "x [2, 3, 4, 8], positions [4].",
-        ("Basic", _lay),
-        x=F(_dyadic(33, (2, 3, 4, 8))),
-        positions=I([7, 8, 9, 10]),
-        **_rot,
-    )
-    case(
-        f"rope/{_layout}/partial-r8-d12",
-        "Rotate 8 of 12 channels.",
-        ("PartialRotary", _lay),
-        x=F(_dyadic(34, (3, 12))),
-        positions=I([0, 1, 2]),
-        **_rot,
-    )
-    case(
-        f"rope/{_layout}/yarn-attention-factor",
-        "gpt-oss frequencies, attention factor 1.3466.",
-        ("AttentionFactor", _lay),
-        x=F(_dyadic(35, (3, 64))),
-        positions=I([4094, 4095, 4096]),
-        inv_freq=F(_GPT_OSS_F[0]),
-        attention_factor=F(_GPT_OSS_F[1]),
-        layout=_layout,
-    )
-    case(
-        f"rope/{_layout}/large-positions",
-        "Contiguous positions from 2**20 at the accuracy claim.",
-        ("LargePosition", _lay),
-        x=F(_dyadic(36, (3, 16))),
-        positions=I([2**20, 2**20 + 1, 2**20 + 2]),
-        inv_freq=F(_D16[0]),
-        attention_factor=F(1.0),
-        layout=_layout,
-    )
-case(
-    "apply_rope/unknown/invalid-layout",
-    "Unknown layout name.",
-    (),
-    ("ValueError", "layout"),
-    x=F(_dyadic(24, (1, 4))),
-    cos=F([[1.0] * 4]),
-    sin=F([[0.0] * 4]),
-    layout="neox",
 )
