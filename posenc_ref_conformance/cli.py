@@ -311,22 +311,9 @@ def _add_export(exp: argparse.ArgumentParser) -> None:
 
 
 def _scaling_source(args: argparse.Namespace) -> dict[str, object]:
-    import json
-
     from .golden import export
 
-    text = args.scaling.strip()
-    if not text.startswith("{"):
-        try:
-            text = pathlib.Path(text).read_text(encoding="utf-8")
-        except OSError as exc:
-            msg = f"--scaling {args.scaling!r} is neither a JSON object nor a readable file ({exc.strerror})"
-            raise UsageError(msg) from exc
-    try:
-        scaling = json.loads(text)
-    except ValueError as exc:
-        msg = f"--scaling is not valid JSON: {exc}"
-        raise UsageError(msg) from exc
+    scaling = export.parse_scaling(args.scaling)
     base = args.base if args.base is not None else (scaling or {}).get("rope_theta")
     if args.head_dim is None or base is None:
         msg = "--scaling needs --head-dim and --base (or rope_theta in the dict)"

@@ -24,7 +24,7 @@ from posenc_ref import rope_config_from_hf
 from posenc_ref_conformance import golden, oracle
 from posenc_ref_conformance.adapters.posenc_ref import PosencRefAdapter
 from posenc_ref_conformance.cli import main
-from posenc_ref_conformance.golden import GoldenError, _format, export
+from posenc_ref_conformance.golden import GoldenError, _export_cases, _format, export
 from posenc_ref_conformance.golden.hf_config import ConfigError, read_config
 from posenc_ref_conformance.oracle import _fast
 from posenc_ref_conformance.runner import run
@@ -147,7 +147,7 @@ class TestPositions:
     def test_lists_and_ranges(self) -> None:
         assert export.parse_positions("4095, 0,1,131071,1") == [0, 1, 4095, 131071]
         assert export.parse_positions("0:4,10:20:5") == [0, 1, 2, 3, 10, 15]
-        assert export._ranges([0, 1, 2, 3, 10, 15, 16]) == "0:4,10,15,16"
+        assert _export_cases.ranges([0, 1, 2, 3, 10, 15, 16]) == "0:4,10,15,16"
 
     @pytest.mark.parametrize("text", ["a", "-1", "1:2:3:4", "5:1:0", "", "1,,2", str(2**53)])
     def test_bad(self, text: str) -> None:
@@ -155,7 +155,7 @@ class TestPositions:
             export.parse_positions(text)
 
     def test_default_positions_cover_the_edges(self) -> None:
-        defaults = export._default_positions([4096, 131072])
+        defaults = _export_cases.default_positions([4096, 131072])
         assert {4095, 4096, 4097, 131071, 131072, 131073, 0, 1} <= set(defaults)
 
 
@@ -431,7 +431,7 @@ class TestCli:
                 "--scaling needs --head-dim and --base",
             ),
             (["--scaling", '{"rope_type": "linear"}', "--head-dim", "64", "--base", "1e4"], "must contain"),
-            (["--scaling", "{nope"], "--scaling is not valid JSON"),
+            (["--scaling", "{nope"], "scaling is not valid JSON"),
             (["--hf-config", "missing.json"], "cannot be read"),
             (["--hf-config", "CFG", "--positions", "1:x"], "positions must be integers"),
             (["--hf-config", "CFG", "--head-dim", "64"], "--head-dim goes with --scaling"),
@@ -516,3 +516,20 @@ class SwappedHalves(PosencRefAdapter):
     def rope_cos_sin(self, *args: Any, **kw: Any) -> Any:
         cos, sin = super().rope_cos_sin(*args, **kw)
         return sin, cos
+
+
+def test_the_docs_page_commands_parse() -> None:
+    """Every command on docs/guide/export.md is one the CLI accepts (its options exist, its JSON parses)."""
+    import re
+    import shlex
+
+    from posenc_ref_conformance.cli import build_parser
+
+    page = (pathlib.Path(__file__).parents[1] / "docs" / "guide" / "export.md").read_text()
+    commands = [m.strip() for m in re.findall(r"^(?:\$ )?(posenc-ref [^\n]+)$", page, flags=re.M)]
+    assert len(commands) >= 10
+    parser = build_parser()
+    for command in commands:
+        args = parser.parse_args(shlex.split(command)[1:])
+        if getattr(args, "scaling", None):
+            export.source_from_scaling(json.loads(args.scaling), head_dim=args.head_dim, base=args.base)

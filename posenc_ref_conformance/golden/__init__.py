@@ -44,12 +44,16 @@ def load_index(directory: pathlib.Path = VECTORS_DIR) -> dict[str, Any]:
     return json.loads((directory / "index.json").read_text(encoding="ascii"))
 
 
-def _parse(path: pathlib.Path) -> tuple[bytes, Any]:
+def _read(path: pathlib.Path, what: str) -> bytes:
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
-        msg = f"{path}: cannot be read ({exc.strerror or exc})"
+        msg = f"{what} cannot be read ({exc.strerror or exc})"
         raise GoldenError(msg) from exc
+
+
+def _parse(path: pathlib.Path) -> tuple[bytes, Any]:
+    data = _read(path, f"{path}:")
     try:
         return data, json.loads(data.decode("ascii"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -80,11 +84,7 @@ def resolve_binary(directory: pathlib.Path, obj: dict[str, Any], where: pathlib.
         msg = f"{where}: binary array file {name!r} must be {ARRAYS_DIR}/NAME.npy"
         raise GoldenError(msg)
     path = directory / ARRAYS_DIR / parts[1]
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        msg = f"{where}: its binary array {path} cannot be read ({exc.strerror or exc})"
-        raise GoldenError(msg) from exc
+    data = _read(path, f"{where}: its binary array {path}")
     try:
         _format.read_npy(data, obj)
     except ValueError as exc:

@@ -85,7 +85,7 @@ def _value_defs() -> dict[str, Any]:
     for kind, descr in (("Float", "<f8"), ("Int", "<i8")):
         defs[f"Binary{kind}Array"] = {
             "description": f"{kind.lower()}64 values in a .npy file beside the JSON (exported sets only): "
-            f"NumPy format 1.0, descr '{descr}', C order; float64 bit-exact",
+            f"NumPy format 1.0, descr '{descr}', C order, bit-exact",
             "type": "object",
             "required": ["dtype", "shape", "file", "format", "byteOrder", "sha256"],
             "additionalProperties": False,
