@@ -394,7 +394,7 @@ def read_config(config: Mapping[str, Any]) -> ModelPlan:
     plan = _bias_plan(config, model_type)
     if plan is not None:
         return plan
-    if not any(config.get(key) is not None for key in _ROPE_KEYS) and not config.get("head_dim"):
+    if not any(config.get(key) is not None for key in _ROPE_KEYS):
         msg = (
             f"config (model_type {model_type!r}) declares no positional encoding the export knows: "
             f"RoPE keys {list(_ROPE_KEYS)}, ALiBi (bloom, mpt attn_config.alibi, falcon alibi) or "

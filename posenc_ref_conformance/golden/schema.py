@@ -696,9 +696,12 @@ def _export_def() -> dict[str, Any]:
                     "additionalProperties": False,
                     "required": ["count", "values", "contextEdges"],
                     "properties": {
-                        "count": INT,
-                        "values": text,
-                        "contextEdges": {"type": "array", "items": INT},
+                        "count": described("How many positions", INT),
+                        "values": described("The positions, as start:stop ranges and single values", text),
+                        "contextEdges": described(
+                            "Context lengths of the config the default positions surround",
+                            {"type": "array", "items": INT},
+                        ),
                     },
                 },
             ),
