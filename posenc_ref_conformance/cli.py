@@ -99,6 +99,12 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-failures", type=_non_negative, default=20, metavar="N", help="failures listed (default 20)"
     )
+    parser.add_argument(
+        "--golden",
+        metavar="DIR",
+        help="run the golden cases of DIR (from golden export or golden generate --out) instead of the "
+        "shipped ones",
+    )
 
 
 def _json_target(path: str | None) -> pathlib.Path | None:
@@ -165,10 +171,16 @@ def _run_check(args: argparse.Namespace) -> int:
         target = _json_target(args.json)
         xfails = _xfails(args.xfails)
         report = run(
-            spec, only=only, xfails=xfails, invariants=not args.no_invariants, timeout=_timeout(args.timeout)
+            spec,
+            only=only,
+            xfails=xfails,
+            invariants=not args.no_invariants,
+            timeout=_timeout(args.timeout),
+            golden_dir=args.golden,
         )
     except GoldenError as exc:
-        return _usage(f"golden vectors failed verification: {exc} (reinstall posenc-ref)")
+        remedy = "export or generate it again" if args.golden else "reinstall posenc-ref"
+        return _usage(f"golden vectors failed verification: {exc} ({remedy})")
     except (UsageError, AdapterError, ValueError) as exc:
         return _usage(str(exc))
     print(report.format_table(failures=args.max_failures), flush=True)
@@ -241,41 +253,158 @@ def _add_golden(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="golden_command", metavar="ACTION")
     gen = sub.add_parser("generate", help="regenerate the golden files from the oracle (needs mpmath)")
     gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change")
-    lint = sub.add_parser(
-        "lint", help="validate the golden files (schema, ids, counts, checksums, reproducibility)"
+    gen.add_argument(
+        "--out", metavar="DIR", help="write the shipped set into DIR (default: the installed package)"
     )
+    lint = sub.add_parser(
+        "lint", help="validate golden files (schema, ids, counts, checksums, reproducibility)"
+    )
+    lint.add_argument("directory", nargs="?", metavar="DIR", help="a golden directory (default: the shipped)")
     lint.add_argument("--no-reproduce", action="store_true", help="skip regenerating and comparing the bytes")
     lint.add_argument(
         "--no-precision",
         action="store_true",
         help="skip recomputing at higher precision to prove the float64 rounding",
     )
+    _add_export(sub.add_parser("export", help="golden vectors for one model's config (needs mpmath)"))
+
+
+def _add_export(exp: argparse.ArgumentParser) -> None:
+    source = exp.add_mutually_exclusive_group(required=True)
+    source.add_argument("--hf-config", metavar="FILE", help="the model's config.json (transformers v4 or v5)")
+    source.add_argument(
+        "--scaling", metavar="JSON", help="a rope-parameters dict, as JSON text or a file (with --head-dim)"
+    )
+    exp.add_argument(
+        "--out", required=True, metavar="DIR", help="folder to write (replaces an earlier export)"
+    )
+    exp.add_argument(
+        "--positions",
+        metavar="LIST",
+        help="positions, comma-separated, with start:stop[:step] ranges (0,1,4095,0:131072); "
+        "the default set around the context edges is added",
+    )
+    exp.add_argument(
+        "--no-default-positions", action="store_true", help="only the positions given, not the default set"
+    )
+    exp.add_argument(
+        "--layout", action="append", choices=("half", "interleaved"), help="RoPE layout (default: both)"
+    )
+    exp.add_argument(
+        "--form", action="append", choices=("symmetric", "causal"), help="ALiBi form (default: both)"
+    )
+    exp.add_argument("--seed", type=_non_negative, default=0, metavar="N", help="seed of the q/k inputs")
+    exp.add_argument(
+        "--binary",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="write arrays as .npy beside the JSON: auto (over 65536 elements), always, never",
+    )
+    exp.add_argument("--head-dim", type=_non_negative, metavar="N", help="with --scaling: head size")
+    exp.add_argument("--base", type=float, metavar="THETA", help="with --scaling: rope_theta")
+    exp.add_argument(
+        "--max-position-embeddings", type=_non_negative, metavar="N", help="with --scaling: context length"
+    )
+    exp.add_argument(
+        "--partial-rotary-factor", type=float, metavar="F", help="with --scaling: fraction rotated"
+    )
+
+
+def _scaling_source(args: argparse.Namespace) -> dict[str, object]:
+    from .golden import export
+
+    scaling = export.parse_scaling(args.scaling)
+    base = args.base if args.base is not None else (scaling or {}).get("rope_theta")
+    if args.head_dim is None or base is None:
+        msg = "--scaling needs --head-dim and --base (or rope_theta in the dict)"
+        raise UsageError(msg)
+    return export.source_from_scaling(
+        scaling,
+        head_dim=args.head_dim,
+        base=base,
+        max_position_embeddings=args.max_position_embeddings,
+        partial_rotary_factor=args.partial_rotary_factor,
+    )
+
+
+def _run_export(args: argparse.Namespace) -> int:
+    import time
+
+    from .golden import export
+
+    start = time.perf_counter()
+    try:
+        if args.hf_config is not None:
+            extras = [
+                f
+                for f in ("head_dim", "base", "max_position_embeddings", "partial_rotary_factor")
+                if getattr(args, f) is not None
+            ]
+            if extras:
+                msg = f"--{extras[0].replace('_', '-')} goes with --scaling; a config.json states its own"
+                raise UsageError(msg)
+            source = export.source_from_config(args.hf_config)
+        else:
+            source = _scaling_source(args)
+        options = export.ExportOptions(
+            positions=tuple(export.parse_positions(args.positions)) if args.positions else (),
+            default_positions=not args.no_default_positions,
+            layouts=tuple(dict.fromkeys(args.layout or export.LAYOUTS)),
+            forms=tuple(dict.fromkeys(args.form or export.FORMS)),
+            seed=args.seed,
+            binary=args.binary,
+        )
+        names = export.export(args.out, source, options)
+    except (UsageError, ValueError) as exc:
+        return _usage(str(exc))
+    for line in export.summary(args.out, names, time.perf_counter() - start):
+        print(line)
+    print(f"check against them: posenc-ref check ADAPTER --golden {args.out}")
+    return 0
 
 
 def _run_golden(args: argparse.Namespace) -> int:
     action = getattr(args, "golden_command", None)
     if action is None:
-        return _usage("golden needs an action: generate or lint")
+        return _usage("golden needs an action: generate, lint or export")
     try:
         if action == "generate":
             from .golden import generate
-        else:
+        elif action == "lint":
             from .golden import lint
+        else:
+            return _run_export(args)
     except ImportError as exc:
         return _usage(f"golden {action} needs the test extras (pip install 'posenc-ref[test]'): {exc}")
     if action == "generate":
+        target = pathlib.Path(args.out) if args.out else generate.VECTORS_DIR
         if args.check:
-            problems = generate.check()
+            problems = generate.check(target)
             for name in problems:
                 print(f"would change: {name}")
             print(
                 "golden files are up to date" if not problems else f"{len(problems)} golden files out of date"
             )
             return 1 if problems else 0
-        changed = generate.write()
+        if target.exists() and not target.is_dir():
+            return _usage(f"--out {args.out!r} is a file, not a directory")
+        changed = generate.write(target)
         print(f"wrote {len(changed)} changed files" + (f": {', '.join(changed)}" if changed else ""))
         return 0
-    problems = lint.lint(reproduce=not args.no_reproduce, precision=not args.no_precision, log=print)
+    from .golden import GoldenError
+
+    directory = pathlib.Path(args.directory) if args.directory else None
+    if directory is not None and not (directory / "index.json").is_file():
+        return _usage(f"lint DIR must be a golden directory with an index.json; got {args.directory!r}")
+    try:
+        problems = lint.lint(
+            directory or lint.VECTORS_DIR,
+            reproduce=not args.no_reproduce,
+            precision=not args.no_precision,
+            log=print,
+        )
+    except (GoldenError, ValueError, KeyError) as exc:
+        problems = [f"cannot be linted: {type(exc).__name__}: {exc}"]
     for problem in problems:
         print(f"LINT: {problem}")
     print("golden lint: OK" if not problems else f"golden lint: {len(problems)} problems")
@@ -297,7 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = {
         "info": ("list backends, versions and float64 availability", None, _run_info),
         "check": ("run the conformance suite against an adapter", _add_check, _run_check),
-        "golden": ("generate or lint the golden vectors", _add_golden, _run_golden),
+        "golden": ("generate, lint or export golden vectors", _add_golden, _run_golden),
         "matrix": ("a table of how several implementations conform", _add_matrix, _run_matrix),
     }
     for name, (help_text, add_arguments, run) in commands.items():

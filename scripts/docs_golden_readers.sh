@@ -6,6 +6,8 @@
 # rustc is present.  Each reader decodes every float64 of the golden files and must find
 # exactly the doubles Python's float.fromhex finds.  Without golden files yet, a sample
 # written with posenc_ref_conformance/golden/_format.py (edge cases: subnormals, extremes) is used.
+# A small exported set (posenc-ref golden export --binary always) adds .npy arrays, which
+# the readers must decode to the doubles NumPy reads; the Rust .npy parser's tests run too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 examples=docs/examples/golden
@@ -23,9 +25,17 @@ doc = {"format": "sample", "checksum": {"algorithm": "sha256", "value": f.CHECKS
 open(sys.argv[1], "wb").write(f.dumps(doc))
 PY
 files+=("$work/sample.json")
+posenc-ref golden export --hf-config tests/data/hf_configs/phi_2.json --out "$work/export" \
+    --positions 0:300 --layout half --binary always > /dev/null
+files+=("$work/export/rope_cos_sin.json" "$work/export/rope.json")
 
 python - "${files[@]}" > "$work/python.txt" <<'PY'
-import hashlib, json, struct, sys
+import hashlib, json, pathlib, struct, sys
+import numpy as np
+def floats(array, directory):
+    if "file" in array:  # a binary array of an exported set: the .npy beside the JSON
+        return np.load(directory / array["file"]).ravel().tolist()
+    return [float.fromhex(h) for h in array["hex"]]
 def arrays(node):
     if isinstance(node, dict):
         if isinstance(node.get("dtype"), str) and isinstance(node.get("shape"), list):
@@ -35,7 +45,8 @@ def arrays(node):
         for v in node: yield from arrays(v)
 for name in sys.argv[1:]:
     doc = json.load(open(name))
-    values = [float.fromhex(h) for a in arrays(doc) if a["dtype"] == "float64" for h in a["hex"]]
+    here = pathlib.Path(name).parent
+    values = [v for a in arrays(doc) if a["dtype"] == "float64" for v in floats(a, here)]
     h = hashlib.sha256(b"".join(struct.pack("<d", v) for v in values)).hexdigest()
     fold = 0
     for v in values:
@@ -73,6 +84,8 @@ fi
 if command -v rustc >/dev/null; then
     rustc --edition 2021 --test "$examples/hexfloat.rs" -o "$work/hexfloat" >/dev/null
     "$work/hexfloat" -q >/dev/null && echo "rust: hexfloat.rs tests pass" || { echo "rust: hexfloat.rs tests FAIL"; fail=1; }
+    rustc --edition 2021 --test "$examples/npy.rs" -o "$work/npy" >/dev/null
+    "$work/npy" -q >/dev/null && echo "rust: npy.rs tests pass" || { echo "rust: npy.rs tests FAIL"; fail=1; }
 else
     echo "rust: skipped (no rustc)"
 fi

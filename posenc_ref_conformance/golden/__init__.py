@@ -2,8 +2,11 @@
 
 ``vectors/*.json`` are the data (one canonical function per file, described by
 ``golden_schema_v1.json``); :func:`load` reads them for the runner.  The
-generator and lint live in :mod:`.generate` and :mod:`.lint`; they need mpmath
-(and jsonschema for lint) and are imported only when used.
+generator and lint live in :mod:`.generate` and :mod:`.lint`, the export of
+vectors for one model in :mod:`.export`; they need mpmath (and jsonschema for
+lint) and are imported only when used.  An exported directory has the same
+layout, a copy of the schema, and, for large arrays, ``.npy`` files under
+``arrays/`` that the JSON files reference with their SHA-256.
 """
 
 from __future__ import annotations
@@ -13,11 +16,23 @@ import json
 import pathlib
 from typing import Any
 
-__all__ = ["SCHEMA_PATH", "VECTORS_DIR", "GoldenError", "load", "load_index", "verify"]
+__all__ = [
+    "ARRAYS_DIR",
+    "SCHEMA_PATH",
+    "VECTORS_DIR",
+    "GoldenError",
+    "binary_references",
+    "load",
+    "load_index",
+    "resolve_binary",
+    "verify",
+]
 
 VECTORS_DIR = pathlib.Path(__file__).with_name("vectors")
 SCHEMA_PATH = pathlib.Path(__file__).with_name("golden_schema_v1.json")
 FORMAT_VERSIONS = (1,)
+#: Sub-folder of a golden directory that holds its binary (``.npy``) arrays.
+ARRAYS_DIR = "arrays"
 
 
 class GoldenError(ValueError):
@@ -29,17 +44,54 @@ def load_index(directory: pathlib.Path = VECTORS_DIR) -> dict[str, Any]:
     return json.loads((directory / "index.json").read_text(encoding="ascii"))
 
 
-def _parse(path: pathlib.Path) -> tuple[bytes, Any]:
+def _read(path: pathlib.Path, what: str) -> bytes:
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
-        msg = f"{path}: cannot be read ({exc.strerror or exc})"
+        msg = f"{what} cannot be read ({exc.strerror or exc})"
         raise GoldenError(msg) from exc
+
+
+def _parse(path: pathlib.Path) -> tuple[bytes, Any]:
+    data = _read(path, f"{path}:")
     try:
         return data, json.loads(data.decode("ascii"))
     except (UnicodeDecodeError, ValueError) as exc:
         msg = f"{path}: not a valid golden JSON file (truncated or edited?): {exc}"
         raise GoldenError(msg) from exc
+
+
+def binary_references(node: Any) -> list[dict[str, Any]]:
+    """Every binary array reference (``{"file": ...}``) inside a parsed golden document."""
+    from . import _format
+
+    if _format.is_binary(node):
+        return [node]
+    if isinstance(node, dict):
+        return [r for v in node.values() for r in binary_references(v)]
+    if isinstance(node, list) and any(isinstance(v, (dict, list)) for v in node):
+        return [r for v in node for r in binary_references(v)]
+    return []
+
+
+def resolve_binary(directory: pathlib.Path, obj: dict[str, Any], where: pathlib.Path) -> pathlib.Path:
+    """Check the file a binary reference names (place, hash, header) and record its path in ``obj``."""
+    from . import _format
+
+    name = obj.get("file")
+    parts = pathlib.PurePosixPath(name).parts if isinstance(name, str) else ()
+    if len(parts) != 2 or parts[0] != ARRAYS_DIR or not parts[1].endswith(".npy"):
+        msg = f"{where}: binary array file {name!r} must be {ARRAYS_DIR}/NAME.npy"
+        raise GoldenError(msg)
+    path = directory / ARRAYS_DIR / parts[1]
+    data = _read(path, f"{where}: its binary array {path}")
+    try:
+        _format.read_npy(data, obj)
+    except ValueError as exc:
+        msg = f"{where}: {exc}"
+        raise GoldenError(msg) from exc
+    obj[_format.RESOLVED] = str(path)
+    return path
 
 
 def verify(directory: pathlib.Path = VECTORS_DIR) -> list[dict[str, Any]]:
@@ -49,7 +101,9 @@ def verify(directory: pathlib.Path = VECTORS_DIR) -> list[dict[str, Any]]:
     pinned in ``_pin.py``); every file it lists exists, has the listed SHA-256,
     parses, holds the listed function and case count, and carries a correct
     self-checksum; case ids are unique across files; the directory holds no
-    unlisted ``.json`` file; ``totalCases`` adds up.  The first problem is a
+    unlisted ``.json`` file; ``totalCases`` adds up; every binary array's file
+    exists under ``arrays/`` with the recorded SHA-256, dtype and shape, and no
+    unreferenced ``.npy`` file lies there.  The first problem is a
     :class:`GoldenError` naming the file.  (``posenc-ref golden lint`` checks much
     more, including the schema and byte-for-byte reproduction, and needs mpmath.)
     """
@@ -70,7 +124,7 @@ def verify(directory: pathlib.Path = VECTORS_DIR) -> list[dict[str, Any]]:
     if not isinstance(index, dict) or index.get("formatVersion") not in FORMAT_VERSIONS:
         msg = f"{index_path}: formatVersion must be one of {list(FORMAT_VERSIONS)}"
         raise GoldenError(msg)
-    docs, seen = [], {}
+    docs, seen, binaries = [], {}, set()
     listed = {entry["file"] for entry in index.get("files", [])}
     for entry in index.get("files", []):
         path = directory / entry["file"]
@@ -94,12 +148,19 @@ def verify(directory: pathlib.Path = VECTORS_DIR) -> list[dict[str, Any]]:
                 msg = f"{path}: case id {case['id']!r} is duplicated (also in {seen[case['id']]})"
                 raise GoldenError(msg)
             seen[case["id"]] = path.name
+        binaries.update(resolve_binary(directory, ref, path).name for ref in binary_references(cases))
         docs.append(doc)
     extra = sorted(
-        p.name for p in directory.glob("*.json") if p.name != "index.json" and p.name not in listed
+        p.name
+        for p in directory.glob("*.json")
+        if p.name not in ("index.json", SCHEMA_PATH.name) and p.name not in listed
     )
     if extra:
         msg = f"{directory}: holds {extra}, which index.json does not list"
+        raise GoldenError(msg)
+    stray = sorted(p.name for p in (directory / ARRAYS_DIR).glob("*") if p.name not in binaries)
+    if stray:
+        msg = f"{directory / ARRAYS_DIR}: holds {stray}, which no golden file references"
         raise GoldenError(msg)
     if index.get("totalCases") != len(seen):
         msg = f"{index_path}: totalCases {index.get('totalCases')} but the files hold {len(seen)} cases"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import pathlib
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from .. import oracle
@@ -59,13 +60,31 @@ _HEADER = [
 ]
 
 
-def _encode_input(value: Any) -> Any:
+class Encoder:
+    """How a case's arrays are written: here always inline JSON (``export`` stores large ones as files).
+
+    ``where`` names the array (``case id:role``, e.g. ``rope_cos_sin/...:expected.cos``);
+    ``values`` is a nested list (floats already rounded to float64) or a NumPy array.
+    """
+
+    def array(self, kind: str, values: Any, where: str) -> dict[str, Any]:
+        if hasattr(values, "tolist"):
+            values = values.tolist()
+        if kind == "float":
+            return _format.float_array(values)
+        return _format.int_array(values) if kind == "int" else _format.bool_array(values)
+
+
+_JSON = Encoder()
+
+
+def _encode_input(value: Any, encoder: Encoder = _JSON, where: str = "") -> Any:
     if isinstance(value, F):
-        return _format.float_array(value.values)
+        return encoder.array("float", value.values, where)
     if isinstance(value, I):
-        return _format.int_array(value.values)
+        return encoder.array("int", value.values, where)
     if isinstance(value, B):
-        return _format.bool_array(value.values)
+        return encoder.array("bool", value.values, where)
     return value
 
 
@@ -74,36 +93,47 @@ def _plain(value: Any) -> Any:
     return value.values if isinstance(value, (F, I, B)) else value
 
 
-def _encode_output(kind: str, value: Any) -> dict[str, Any]:
-    if kind == "int":
-        return _format.int_array(value)
-    if kind == "bool":
-        return _format.bool_array(value)
+def _encode_output(kind: str, value: Any, encoder: Encoder = _JSON, where: str = "") -> dict[str, Any]:
+    if kind != "float" or hasattr(value, "dtype"):  # NumPy float arrays arrive rounded to float64
+        return encoder.array(kind, value, where)
 
     def rnd(x: Any) -> Any:
         return [rnd(v) for v in x] if isinstance(x, (list, tuple)) else oracle.round_float64(x)
 
-    return _format.float_array(rnd(value))
+    return encoder.array("float", rnd(value), where)
 
 
-def _expected(spec: FunctionSpec, case: Case) -> tuple[dict[str, Any], dict[str, Any], Any, Any]:
-    """(expected, acceptable, tolerances, phase) of a valid case at the current precision."""
+#: A case's oracle: plain inputs -> raw outputs (mpf nested lists, or float64 NumPy arrays already rounded).
+Compute = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _expected(
+    spec: FunctionSpec, case: Case, encoder: Encoder = _JSON, compute: Compute | None = None
+) -> tuple[dict[str, Any], dict[str, Any], Any, Any]:
+    """(expected, acceptable, tolerances, phase) of a valid case at the current precision.
+
+    ``compute`` replaces the declared oracle by an equivalent evaluation (``export``'s fast
+    cos/sin tables); tolerances and phase data always come from the declaration.
+    """
     inputs = {k: _plain(v) for k, v in case.inputs.items()}
-    compute = spec.compute if case.variant is None else spec.variants[_topic(spec, case)][case.variant]
+    if compute is None:
+        compute = spec.compute if case.variant is None else spec.variants[_topic(spec, case)][case.variant]
     raw = compute(inputs)
     expected, acceptable = {}, {}
     for name in spec.outputs:
-        expected[name] = _encode_output(spec.output_kind, raw[name])
+        expected[name] = _encode_output(spec.output_kind, raw[name], encoder, f"{case.id}:expected.{name}")
         if f"acceptable:{name}" in raw:
-            acceptable[name] = _encode_output(spec.output_kind, raw[f"acceptable:{name}"])
+            acceptable[name] = _encode_output(
+                spec.output_kind, raw[f"acceptable:{name}"], encoder, f"{case.id}:acceptable.{name}"
+            )
     tolerances = spec.case_tolerances(inputs, raw, set(case.flags)) if spec.case_tolerances else None
     phase = None
     if spec.phase is not None:
         record = spec.phase(inputs, raw)
         phase = {
             **record,
-            "positions": _format.int_array(record["positions"]),
-            "frequencies": _format.float_array(record["frequencies"]),
+            "positions": encoder.array("int", record["positions"], f"{case.id}:phase.positions"),
+            "frequencies": encoder.array("float", record["frequencies"], f"{case.id}:phase.frequencies"),
         }
     return expected, acceptable, tolerances, phase
 
@@ -119,7 +149,9 @@ def _topic(spec: FunctionSpec, case: Case) -> str | None:
     return topic if topic in spec.variants else None
 
 
-def _case_document(spec: FunctionSpec, case: Case) -> dict[str, Any]:
+def _case_document(
+    spec: FunctionSpec, case: Case, encoder: Encoder = _JSON, compute: Compute | None = None
+) -> dict[str, Any]:
     doc: dict[str, Any] = {"id": case.id, "comment": case.comment, "flags": list(case.flags)}
     doc["result"] = "invalid" if case.error else "valid"
     topic = _topic(spec, case)
@@ -127,12 +159,12 @@ def _case_document(spec: FunctionSpec, case: Case) -> dict[str, Any]:
         doc["topic"] = topic
         if case.variant is not None:
             doc["variant"] = case.variant
-    doc["inputs"] = {k: _encode_input(v) for k, v in case.inputs.items()}
+    doc["inputs"] = {k: _encode_input(v, encoder, f"{case.id}:inputs.{k}") for k, v in case.inputs.items()}
     if case.error:
         doc["expected"] = {"error": case.error[0], "parameter": case.error[1]}
         return doc
     try:
-        expected, acceptable, tolerances, phase = _expected(spec, case)
+        expected, acceptable, tolerances, phase = _expected(spec, case, encoder, compute)
     except Exception as exc:
         msg = f"golden case {case.id}: the oracle failed: {type(exc).__name__}: {exc}"
         raise RuntimeError(msg) from exc
@@ -147,7 +179,15 @@ def _case_document(spec: FunctionSpec, case: Case) -> dict[str, Any]:
     return doc
 
 
-def _file_document(spec: FunctionSpec, cases: list[Case], digits: int) -> dict[str, Any]:
+def _file_document(
+    spec: FunctionSpec,
+    cases: list[Case],
+    digits: int,
+    *,
+    case_document: Callable[[FunctionSpec, Case], dict[str, Any]] = _case_document,
+    export: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A golden file's document; ``export``: what an exported set records of its source and options."""
     flags = sorted({f for c in cases for f in c.flags})
     unknown = [f for f in flags if f not in NOTES]
     if unknown:
@@ -174,6 +214,9 @@ def _file_document(spec: FunctionSpec, cases: list[Case], digits: int) -> dict[s
             "rounding": "exact result rounded once to float64, round to nearest, ties to even",
         },
     }
+    if export is not None:
+        doc["provenance"]["generator"] = "posenc_ref_conformance.golden.export"
+        doc["provenance"]["export"] = export
     if spec.output_kind == "float":
         doc["tolerances"] = spec.tolerances or {
             "float64": {"atol": 0.0, "rtol": 0.0, "maxUlp": 0},
@@ -182,7 +225,7 @@ def _file_document(spec: FunctionSpec, cases: list[Case], digits: int) -> dict[s
     doc["notes"] = {f: NOTES[f] for f in flags}
     doc["numberOfCases"] = len(cases)
     with oracle.working_precision(digits):
-        doc["cases"] = [_case_document(spec, c) for c in cases]
+        doc["cases"] = [case_document(spec, c) for c in cases]
     doc["checksum"] = {
         "algorithm": "sha256",
         "scope": "this file's bytes with these 64 hex digits replaced by 64 '0' characters",
@@ -191,39 +234,47 @@ def _file_document(spec: FunctionSpec, cases: list[Case], digits: int) -> dict[s
     return doc
 
 
-def build(digits: int = oracle.DEFAULT_DIGITS) -> dict[str, bytes]:
-    """File name -> canonical bytes, for every golden file and ``index.json``."""
-    by_function: dict[str, list[Case]] = {name: [] for name in FUNCTIONS}
-    for case in CASES:
-        by_function[case.function].append(case)
-    out: dict[str, bytes] = {}
-    index_files = []
+def index_document(files: list[tuple[FunctionSpec, str, bytes, int]], **extra: Any) -> dict[str, Any]:
+    """The manifest of ``files`` (spec, file name, bytes, number of cases); ``extra`` keys go last."""
     per_scheme: Counter[str] = Counter()
-    for name, spec in FUNCTIONS.items():
-        data = _format.dumps(_file_document(spec, by_function[name], digits))
-        out[f"{name}.json"] = data
-        per_scheme[spec.scheme] += len(by_function[name])
-        index_files.append(
+    entries = []
+    for spec, name, data, count in files:
+        per_scheme[spec.scheme] += count
+        entries.append(
             {
-                "file": f"{name}.json",
-                "function": name,
+                "file": name,
+                "function": spec.name,
                 "scheme": spec.scheme,
-                "numberOfCases": len(by_function[name]),
+                "numberOfCases": count,
                 "sha256": hashlib.sha256(data).hexdigest(),
                 "call": spec.summary,
                 "signature": spec.signature,
                 "outputType": spec.output_kind,
             }
         )
-    index = {
+    return {
         "schema": SCHEMA_NAME,
         "formatVersion": FORMAT_VERSION,
         "generatorVersion": GENERATOR_VERSION,
         "totalCases": sum(per_scheme.values()),
         "casesPerScheme": dict(sorted(per_scheme.items())),
-        "files": index_files,
+        "files": entries,
+        **extra,
     }
-    out["index.json"] = _format.dumps(index)
+
+
+def build(digits: int = oracle.DEFAULT_DIGITS) -> dict[str, bytes]:
+    """File name -> canonical bytes, for every golden file and ``index.json``."""
+    by_function: dict[str, list[Case]] = {name: [] for name in FUNCTIONS}
+    for case in CASES:
+        by_function[case.function].append(case)
+    out: dict[str, bytes] = {}
+    files = []
+    for name, spec in FUNCTIONS.items():
+        data = _format.dumps(_file_document(spec, by_function[name], digits))
+        out[f"{name}.json"] = data
+        files.append((spec, f"{name}.json", data, len(by_function[name])))
+    out["index.json"] = _format.dumps(index_document(files))
     return out
 
 
@@ -242,15 +293,23 @@ def pin_bytes(index: bytes) -> bytes:
 
 
 def _outputs(directory: pathlib.Path) -> dict[pathlib.Path, bytes]:
+    """What generation writes: the files, and the schema (and pin) in the package or a copy beside them."""
     files = {directory / name: data for name, data in build().items()}
-    files[SCHEMA_PATH] = schema_bytes()
     if directory.resolve() == VECTORS_DIR.resolve():
+        files[SCHEMA_PATH] = schema_bytes()
         files[PIN_PATH] = pin_bytes(files[directory / "index.json"])
+    else:
+        files[directory / SCHEMA_PATH.name] = schema_bytes()
     return files
 
 
 def write(directory: pathlib.Path = VECTORS_DIR) -> list[str]:
-    """Write every golden file and the schema; returns the names that changed."""
+    """Write every golden file and the schema; returns the names that changed.
+
+    Into the package's ``vectors/`` (the default) the schema goes beside it and ``_pin.py`` is
+    rewritten; into any other directory (``golden generate --out DIR``) the schema is copied in
+    and nothing of the installed package changes.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     changed = []
     for path, data in _outputs(directory).items():

@@ -7,6 +7,13 @@ and hashes are right; hex and decimal values agree and fill their shapes; every
 flag has a note and every note a flag; each file is in canonical layout with a
 correct checksum; the set stays under 20 MB; regenerating reproduces every
 byte; and recomputing at higher precision gives the same float64 bits.
+
+An exported directory (``golden export``; its ``index.json`` has an ``export``
+record) is linted the same way, except: its binary arrays are checked against
+their files (place, SHA-256, dtype, shape, finiteness), the size limit and the
+two-cases-per-flag rule (catalogue rules) do not apply, reproducing means
+exporting the recorded source and options again, and large cos/sin tables are
+recomputed on sampled rows (see :func:`.export.recheck`).
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-from . import SCHEMA_PATH, VECTORS_DIR, _format
+from . import SCHEMA_PATH, VECTORS_DIR, GoldenError, _format, binary_references, resolve_binary
 
 __all__ = ["MAX_BYTES", "lint"]
 
@@ -46,6 +53,8 @@ def _arrays(node: Any) -> list[dict[str, Any]]:
 def _check_arrays(name: str, case: dict[str, Any]) -> list[str]:
     problems = []
     for array in _arrays(case):
+        if _format.is_binary(array):
+            continue  # checked against its file by resolve_binary
         size = math.prod(array["shape"])
         values = array.get("hex", array.get("values", []))
         if len(values) != size:
@@ -70,7 +79,7 @@ def _check_phase(name: str, case: dict[str, Any]) -> list[str]:
         return []
     import numpy as np
 
-    angle = (len(phase["frequencies"]["hex"]),)
+    angle = (math.prod(phase["frequencies"]["shape"]),)
     grid = (*phase["positions"]["shape"], *angle)
     problems = []
     for output, array in case["expected"].items():
@@ -182,12 +191,13 @@ def lint(
     log: Callable[[str], None] = lambda message: None,
 ) -> list[str]:
     """Every problem found (an empty list means the golden set is clean)."""
+    directory = pathlib.Path(directory)
     validator = _validator()
     docs: dict[str, tuple[bytes, dict[str, Any]]] = {}
     problems: list[str] = []
     seen: dict[str, str] = {}
     total = 0
-    for path in sorted(directory.glob("*.json")):
+    for path in sorted(p for p in directory.glob("*.json") if p.name != SCHEMA_PATH.name):
         data = path.read_bytes()
         total += len(data)
         doc = json.loads(data)
@@ -201,15 +211,49 @@ def lint(
     if problems:
         return problems
     problems += _check_index(directory, docs)
-    problems += _thin_flags(docs)
-    if total > MAX_BYTES:
-        problems.append(f"golden files take {total} bytes, over the {MAX_BYTES} limit")
-    log(f"{len(docs)} files, {len(seen)} cases, {total} bytes: structure OK")
+    exported = "export" in json.loads((directory / "index.json").read_bytes())
+    if exported:
+        problems += _binary_problems(directory, docs)
+    else:
+        problems += _thin_flags(docs)
+        if total > MAX_BYTES:
+            problems.append(f"golden files take {total} bytes, over the {MAX_BYTES} limit")
+    log(f"{len(docs)} files, {len(seen)} cases, {total} bytes of JSON: structure OK")
+    if problems:
+        return problems
     if reproduce:
-        from . import generate
+        if exported:
+            from . import export
 
-        log("regenerating to compare bytes ...")
-        problems += [f"{name}: differs from a fresh generation" for name in generate.check(directory)]
+            log("exporting again to compare bytes ...")
+            problems += [f"{name}: differs from a fresh export" for name in export.check(directory)]
+        else:
+            from . import generate
+
+            log("regenerating to compare bytes ...")
+            problems += [f"{name}: differs from a fresh generation" for name in generate.check(directory)]
     if precision:
-        problems += _precision_problems(docs, log)
+        if exported:
+            from . import export
+
+            problems += export.recheck([doc for _, doc in docs.values()], log)
+        else:
+            problems += _precision_problems(docs, log)
+    return problems
+
+
+def _binary_problems(directory: pathlib.Path, docs: dict[str, tuple[bytes, dict[str, Any]]]) -> list[str]:
+    """Each binary array's file checked (and resolved for decoding); unreferenced .npy files."""
+    from . import ARRAYS_DIR
+
+    problems, used = [], set()
+    for name, (_, doc) in docs.items():
+        for ref in binary_references(doc["cases"]):
+            try:
+                used.add(resolve_binary(directory, ref, directory / name).name)
+            except GoldenError as exc:
+                problems.append(str(exc))
+    stray = sorted(p.name for p in (directory / ARRAYS_DIR).glob("*") if p.name not in used)
+    if stray:
+        problems.append(f"{ARRAYS_DIR}/ holds files no golden file references: {stray}")
     return problems

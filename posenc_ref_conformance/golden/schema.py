@@ -83,9 +83,38 @@ def _value_defs() -> dict[str, Any]:
             "values": described("The elements, row-major", {"type": "array", "items": {"type": "boolean"}}),
         },
     }
+    for kind, descr in (("Float", "<f8"), ("Int", "<i8")):
+        defs[f"Binary{kind}Array"] = {
+            "description": f"{kind.lower()}64 values in a .npy file beside the JSON (exported sets only): "
+            f"NumPy format 1.0, descr '{descr}', C order, bit-exact",
+            "type": "object",
+            "required": ["dtype", "shape", "file", "format", "byteOrder", "sha256"],
+            "additionalProperties": False,
+            "properties": {
+                "dtype": described("The element type", {"const": f"{kind.lower()}64"}),
+                "shape": ref("Shape"),
+                "file": described(
+                    "Path of the .npy file, relative to the golden directory",
+                    {"type": "string", "pattern": "^arrays/[A-Za-z0-9_.+-]+\\.npy$"},
+                ),
+                "format": described("The file format", {"const": "npy"}),
+                "byteOrder": described("Byte order of the elements", {"const": "little"}),
+                "sha256": described(
+                    "SHA-256 of the file's bytes", {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+                ),
+            },
+        }
+    defs["Floats"] = {
+        "description": "float64 values: inline (hex and decimal) or in a .npy file",
+        "oneOf": [ref("FloatArray"), ref("BinaryFloatArray")],
+    }
+    defs["Ints"] = {
+        "description": "int64 values: inline or in a .npy file",
+        "oneOf": [ref("IntArray"), ref("BinaryIntArray")],
+    }
     defs["Positions"] = {
-        "description": "int64 positions; a float array only in invalid-input cases",
-        "oneOf": [ref("IntArray"), ref("FloatArray")],
+        "description": "int64 positions (inline or in a .npy file); float only in invalid-input cases",
+        "oneOf": [ref("IntArray"), ref("FloatArray"), ref("BinaryIntArray")],
     }
     defs["Tolerance"] = {
         "description": "An element passes if |actual - expected| <= atol + rtol * |expected|, "
@@ -119,9 +148,9 @@ def _value_defs() -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {
             "positions": described(
-                "Each element's position (the output's shape without its last axis)", ref("IntArray")
+                "Each element's position (the output's shape without its last axis)", ref("Ints")
             ),
-            "frequencies": described("The angular frequency of each output column", ref("FloatArray")),
+            "frequencies": described("The angular frequency of each output column", ref("Floats")),
             "frequencyError": described(
                 "Relative error of the frequencies under the product class, in unit roundoffs "
                 "(1: given and cast; 3L + 6: derived by the implementation)",
@@ -213,9 +242,9 @@ def _kind_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of one input kind (``functions.KINDS``)."""
     return {
         "positions": ref("Positions"),
-        "float": ref("FloatArray"),
+        "float": ref("Floats"),
         "scalar": ref("FloatArray"),
-        "float|null": {"oneOf": [ref("FloatArray"), {"type": "null"}]},
+        "float|null": {"oneOf": [ref("Floats"), {"type": "null"}]},
         "bool|null": {"oneOf": [ref("BoolArray"), {"type": "null"}]},
         "mask": {"oneOf": [ref("BoolArray"), ref("IntArray"), ref("FloatArray")]},
         "int": INT,
@@ -273,7 +302,7 @@ def _signature_def() -> dict[str, Any]:
     }
 
 
-_KINDS = {"float": "FloatArray", "int": "IntArray", "bool": "BoolArray"}
+_KINDS = {"float": "Floats", "int": "Ints", "bool": "BoolArray"}
 
 #: Meaning of each input and output key, by name; ``"function.key"`` where a name means
 #: something else in one function.  Shown on the docs' golden-format page.
@@ -587,6 +616,10 @@ def _file_def(per_function: list[dict[str, Any]]) -> dict[str, Any]:
                         {"type": "integer", "minimum": 60},
                     ),
                     "rounding": described("How exact results became float64", {"type": "string"}),
+                    "export": described(
+                        "Exported sets only: the model and options the vectors were exported for",
+                        ref("Export"),
+                    ),
                 },
             },
             "tolerances": described("Default tolerances of the file's cases", ref("Tolerances")),
@@ -632,6 +665,10 @@ def _index_def() -> dict[str, Any]:
                 "Cases per encoding family",
                 {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
             ),
+            "export": described(
+                "Exported sets only: the source, options and resolved plan, enough to export the set again",
+                {"allOf": [ref("Export")], "required": ["plan", "sourceRecord"]},
+            ),
             "files": described(
                 "One entry per golden file",
                 {
@@ -675,11 +712,76 @@ def _index_def() -> dict[str, Any]:
     }
 
 
+def _export_def() -> dict[str, Any]:
+    """What an exported set records of its source and options (``golden export``)."""
+    text = {"type": "string"}
+    return {
+        "description": "The model and options an exported set was made for",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["source", "sourceName", "sourceSha256", "options", "positions", "precisionCheck"],
+        "properties": {
+            "source": described(
+                "hf-config (a config.json) or scaling (a rope-parameters dict with sizes)",
+                {"enum": ["hf-config", "scaling"]},
+            ),
+            "sourceName": described("The config file's name", {"type": ["string", "null"]}),
+            "sourceSha256": described(
+                "SHA-256 of the config file's bytes (of the canonical JSON of a scaling source)",
+                {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            ),
+            "options": described(
+                "The export options",
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["positions", "defaultPositions", "layouts", "forms", "seed", "binary"],
+                    "properties": {
+                        "positions": described("Positions asked for (start:stop ranges)", text),
+                        "defaultPositions": described(
+                            "Whether the default set around the context edges was added", {"type": "boolean"}
+                        ),
+                        "layouts": described("RoPE layouts exported", {"type": "array", "items": text}),
+                        "forms": described("ALiBi forms exported", {"type": "array", "items": text}),
+                        "seed": described("Seed of the q/k inputs", INT),
+                        "binary": described("auto, always or never (.npy for large arrays)", text),
+                    },
+                },
+            ),
+            "positions": described(
+                "Every position exported (count, start:stop ranges) and the context edges found",
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["count", "values", "contextEdges"],
+                    "properties": {
+                        "count": described("How many positions", INT),
+                        "values": described("The positions, as start:stop ranges and single values", text),
+                        "contextEdges": described(
+                            "Context lengths of the config the default positions surround",
+                            {"type": "array", "items": INT},
+                        ),
+                    },
+                },
+            ),
+            "precisionCheck": described("What golden lint recomputes at check precision", text),
+            "plan": described(
+                "index.json only: what the config declares, as the export read it", {"type": "object"}
+            ),
+            "sourceRecord": described(
+                "index.json only: the source itself (the parsed config.json, or the scaling dict and sizes)",
+                {"type": "object"},
+            ),
+        },
+    }
+
+
 def build_schema() -> dict[str, Any]:
     """The schema as a dict."""
     defs = _value_defs()
     per_function = _function_defs(defs)
     defs["Signature"] = _signature_def()
+    defs["Export"] = _export_def()
     defs["Case"] = _case_def()
     defs["GoldenFile"] = _file_def(per_function)
     defs["Index"] = _index_def()

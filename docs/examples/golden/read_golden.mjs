@@ -4,8 +4,12 @@
 //
 // Prints the file's checksum status, then one line per float64 array found, and a
 // fingerprint of every float64 value's bit pattern (used by CI to compare readers).
+// Exported sets (posenc-ref golden export) may keep large arrays in .npy files beside
+// the JSON; readNpy below reads them (NumPy's format 1.0, a 10-byte preamble, a text
+// header, then the raw little-endian elements).
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
+import { dirname, join } from "node:path";
 
 // Parse a C99 / Python hexadecimal float ("0x1.921fb54442d18p+1", "-0x0.0p+0",
 // "0x1p-1074") to the exact double it names.  JavaScript's Number() and parseFloat()
@@ -54,7 +58,34 @@ export function* arrays(node, path = "$") {
   }
 }
 
-export function decode(array) {
+// A binary array {dtype, shape, file, format: "npy", byteOrder: "little", sha256}: check the
+// file's SHA-256 and its header (descr '<f8' or '<i8', C order, the same shape), then read
+// the elements little-endian whatever the machine's byte order.
+export function readNpy(bytes, array) {
+  if (createHash("sha256").update(bytes).digest("hex") !== array.sha256) {
+    throw new Error(`${array.file}: SHA-256 differs from the one recorded`);
+  }
+  if (bytes[0] !== 0x93 || bytes.toString("latin1", 1, 6) !== "NUMPY" || bytes[6] !== 1) {
+    throw new Error(`${array.file}: not a .npy file of format version 1`);
+  }
+  const length = bytes.readUInt16LE(8);
+  const header = bytes.toString("latin1", 10, 10 + length);
+  const descr = /'descr': '([^']*)'/.exec(header)?.[1];
+  const dims = /'shape': \(([^)]*)\)/.exec(header)?.[1] ?? "";
+  const shape = dims.split(",").filter((s) => s.trim()).map(Number);
+  const want = array.dtype === "float64" ? "<f8" : "<i8";
+  if (descr !== want || !/'fortran_order': False/.test(header) || shape.join() !== array.shape.join()) {
+    throw new Error(`${array.file}: header ${header.trim()} does not match ${want} [${array.shape}]`);
+  }
+  const count = shape.reduce((a, b) => a * b, 1);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + 10 + length, 8 * count);
+  return array.dtype === "float64"
+    ? Float64Array.from({ length: count }, (_, i) => view.getFloat64(8 * i, true))
+    : BigInt64Array.from({ length: count }, (_, i) => view.getBigInt64(8 * i, true));
+}
+
+export function decode(array, directory = ".") {
+  if (typeof array.file === "string") return readNpy(readFileSync(join(directory, array.file)), array);
   if (array.dtype === "float64") return Float64Array.from(array.hex, parseHexFloat);
   if (array.dtype === "int64") return BigInt64Array.from(array.values, (v) => BigInt(v));
   if (array.dtype === "bool") return array.values.map(Boolean);
@@ -69,10 +100,10 @@ function main(file) {
   const fingerprint = createHash("sha256");
   let floats = 0;
   for (const [path, array] of arrays(doc)) {
-    const values = decode(array);
+    const values = decode(array, dirname(file));
     if (array.dtype === "float64") {
       // The decimal strings must name the same doubles (JSON.parse rounds correctly).
-      array.decimal.forEach((d, i) => {
+      (array.decimal ?? []).forEach((d, i) => {
         if (d !== values[i]) throw new Error(`${path}[${i}]: hex ${array.hex[i]} != decimal ${d}`);
       });
       fingerprint.update(Buffer.from(values.buffer));
