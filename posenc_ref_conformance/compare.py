@@ -39,7 +39,9 @@ class Verdict:
     elements compared, and elements whose precision-class bound is too wide to
     say anything (not judged; see :func:`product_bound`).  ``max_abs_err`` and
     ``worst_position`` cover every element, judged or not (the accuracy grade).
-    ``exact``: every element is within the exact-class tolerance.
+    ``exact``: every element is within the exact-class tolerance.  ``used``: the
+    largest fraction of its allowance any judged element uses (error / allowed;
+    at most 1 on a pass): how close to the edge of its tolerance the output is.
     """
 
     ok: bool
@@ -50,6 +52,7 @@ class Verdict:
     beyond: int = 0
     worst_position: int | None = None
     exact: bool = True
+    used: float = 0.0
 
 
 def as_numpy(x: Any) -> np.ndarray:
@@ -181,6 +184,15 @@ def product_bound(phase: dict[str, Any], shape: tuple[int, ...], dtype: str) -> 
     )
 
 
+def _tolerance_used(err: np.ndarray, allowed: np.ndarray, judged: np.ndarray) -> float:
+    """max over judged elements of err / allowed (an exact match with nothing allowed uses 0)."""
+    if not np.any(judged):
+        return 0.0
+    e, a = err[judged], allowed[judged]
+    ratio = np.where(a > 0, e / np.where(a > 0, a, 1.0), np.where(e > 0, np.inf, 0.0))
+    return float(np.max(ratio))
+
+
 def compare_output(
     actual: Any,
     expected: np.ndarray,
@@ -228,9 +240,15 @@ def compare_output(
     if mode != "causal_rowshift":
         exact_ok |= ulps <= tol.get("maxUlp", 0)
     good, judged = exact_ok, np.ones(err.shape, dtype=bool)
+    allowed = tol["atol"] + tol["rtol"] * np.abs(e)
+    if mode != "causal_rowshift" and tol.get("maxUlp", 0):
+        spacing = np.spacing(np.abs(e).astype(_FLOAT_DTYPES[dtype])).astype(np.float64)
+        allowed = np.maximum(allowed, tol["maxUlp"] * spacing)
     if phase is not None and mode != "causal_rowshift":
         good = exact_ok | (err <= phase.bound)
         judged = ~phase.beyond
+        allowed = np.maximum(allowed, phase.bound)
+    used = _tolerance_used(err, allowed, judged)
     max_err = float(np.max(err)) if err.size else 0.0
     # Near zero the ulp count explodes (there are ~4e18 float64 values between 0 and 1e-17):
     # the reported ulp statistic covers |expected| >= 2**-32; there the absolute error is the measure.
@@ -244,6 +262,7 @@ def compare_output(
         max_err,
         max_ulp,
         "",
+        used=used,
         judged=n_judged,
         beyond=n_beyond,
         worst_position=worst_position,

@@ -68,6 +68,7 @@ class CaseResult:
     worst_position: int | None = None
     exact: bool | None = None
     phase: str | None = None
+    tolerance_used: float | None = None
 
     @property
     def result_id(self) -> str:
@@ -139,8 +140,10 @@ class Report:
                 done = [r for r in rows if r.dtype == dtype and r.max_abs_err is not None]
                 errs = [r.max_abs_err for r in done if r.max_abs_err is not None]
                 ulps = [r.max_ulp for r in done if r.max_ulp is not None]
+                used = [r.tolerance_used for r in done if r.tolerance_used is not None and r.compared]
                 entry[f"max_abs_err_{dtype}"] = max(errs) if errs else None
                 entry[f"max_ulp_{dtype}"] = max(ulps) if ulps else None
+                entry[f"tolerance_used_{dtype}"] = max(used) if used else None
             table[scheme] = entry
         return table
 
@@ -214,7 +217,11 @@ class Report:
         os.replace(tmp.name, target)
 
     def format_table(self, *, failures: int = 20) -> str:
-        """The per-scheme summary, the first ``failures`` failures, the adapter's output, the verdict."""
+        """The per-scheme summary, the first ``failures`` failures, the adapter's output, the verdict.
+
+        ``tol used``: the largest fraction of its tolerance any compared element used
+        (at most 1.00 on a pass); ulp distances, which explode near zero, are in the JSON.
+        """
 
         def fmt(value: float | None, spec: str) -> str:
             return "-" if value is None else format(value, spec)
@@ -231,15 +238,15 @@ class Report:
         lines.append("")
         head = (
             f"{'scheme':<12}{'ran':>5}{'pass':>6}{'fail':>6}{'skip':>6}{'xfail':>7}{'beyond':>8}"
-            f"{'max abs err f64':>17}{'max ulp f64':>13}{'max abs err f32':>17}{'max ulp f32':>13}"
+            f"{'max abs err f64':>17}{'tol used f64':>14}{'max abs err f32':>17}{'tol used f32':>14}"
         )
         lines += [head, "-" * len(head)]
         for scheme, row in self.by_scheme().items():
             lines.append(
                 f"{scheme:<12}{row['compared']:>5}{row['pass'] + row['xpass']:>6}{row['fail']:>6}"
                 f"{row['skip']:>6}{row['xfail']:>7}{row['beyond-precision']:>8}"
-                f"{fmt(row['max_abs_err_float64'], '.3g'):>17}{fmt(row['max_ulp_float64'], '.4g'):>13}"
-                f"{fmt(row['max_abs_err_float32'], '.3g'):>17}{fmt(row['max_ulp_float32'], '.4g'):>13}"
+                f"{fmt(row['max_abs_err_float64'], '.3g'):>17}{fmt(row['tolerance_used_float64'], '.2f'):>14}"
+                f"{fmt(row['max_abs_err_float32'], '.3g'):>17}{fmt(row['tolerance_used_float32'], '.2f'):>14}"
             )
         c = self.counts()
         compared = sum(c[s] for s in COMPARED)

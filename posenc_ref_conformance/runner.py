@@ -290,6 +290,7 @@ def _judge(
         max_ulp=max(v.max_ulp for v in verdicts),
         detail="; ".join(v.detail for v in verdicts if v.detail),
         worst_position=worst.worst_position,
+        tolerance_used=max(v.used for v in verdicts),
         exact=all(v.exact for v in verdicts),
         phase=_phase_class(adapter, doc, case) if "phase" in case else None,
     )
