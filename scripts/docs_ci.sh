@@ -18,7 +18,7 @@ start=$(date +%s)
 step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
 
 step "install"
-python -m pip install --quiet ".[docs,mlx]"
+python -m pip install --quiet ".[docs,mlx,test]"  # test: pytest runs the docs helpers' tests below
 # The "check your implementation" page runs its torch example adapter at build time.
 # On this project's machines torch 2.13.0 (CPU) is a local wheel; elsewhere it downloads.
 python -c "import torch" 2>/dev/null || python -m pip install --quiet "torch==2.13.0"
