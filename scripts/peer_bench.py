@@ -282,8 +282,6 @@ def _cos_sin_cases(name: str, s: Sizes) -> list[Case]:
 
     cases = []
     for label, compute in (("default (f64 compute)", None), ("precise f32 path", f32)):
-        if compute is None and name == "mlx":
-            continue  # MLX has no float64 on its default device for this path
         freqs = pr.rope_frequencies(2 * f, xp=xp, compute_dtype=compute)
 
         def ours(freqs: Any = freqs, compute: Any = compute) -> object:
@@ -516,11 +514,8 @@ def run_backend(backend: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def command_line(args: argparse.Namespace) -> str:
-    parts = [
-        "python scripts/peer_bench.py",
-        f"--backends {','.join(args.backends)}",
-        f"--samples {args.samples}",
-    ]
+    parts = ["python scripts/peer_bench.py", f"--backends {','.join(args.backends)}"]
+    parts += [f"--samples {args.samples}"] * bool(args.samples)
     return " ".join(parts + [f"--clock {args.clock}"] + ["--quick"] * args.quick)
 
 
