@@ -7,7 +7,7 @@
 #   -n N            commits to benchmark, newest first along main's first parents (default 5)
 #   -b REGEX        benchmarks to run (asv --bench; default: the dashboard's selection,
 #                   the timed body of every encoding: sinusoidal, rope_cos_sin, apply_rope,
-#                   t5_bucket, alibi_bias, attention)
+#                   t5_bucket, alibi_bias, attention; and the ratio tracks of bench_ratios)
 #   --backends LIST backends to measure (POSENC_REF_BENCH_BACKENDS; default numpy,torch,mlx;
 #                   the others, and any backend that is not installed, are skipped and
 #                   hidden on the dashboard)
@@ -37,7 +37,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 count=5
-bench="time_(sinusoidal|rope_cos_sin|apply_rope|t5_bucket|alibi_bias|attention)"
+bench="time_(sinusoidal|rope_cos_sin|apply_rope|t5_bucket|alibi_bias|attention)|Ratio\.track_ratio"
 backends="numpy,torch,mlx"
 envs=0
 rerun=0

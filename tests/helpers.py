@@ -1,14 +1,21 @@
-"""Assertions for multi-backend tests: namespace, dtype, shape, device, then values."""
+"""Assertions for multi-backend tests: namespace, dtype, shape, device, then values.
+
+Also :func:`load_script`, for tests of the tools under ``scripts/``.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import pathlib
+import sys
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from posenc_ref import _compat
 
-__all__ = ["assert_close", "assert_equal", "float_tolerance", "to_numpy"]
+__all__ = ["assert_close", "assert_equal", "float_tolerance", "load_script", "to_numpy"]
 
 to_numpy = _compat.to_numpy
 
@@ -70,3 +77,13 @@ def assert_equal(actual: Any, expected: Any, *, xp: Any, dtype: Any = None, devi
     expected = np.asarray(expected)
     _check_meta(actual, expected.shape, xp, dtype, device)
     np.testing.assert_array_equal(to_numpy(actual), expected)
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module (registered in ``sys.modules``, as dataclasses need)."""
+    path = pathlib.Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
