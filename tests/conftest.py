@@ -3,7 +3,8 @@
 Each backend's id (``numpy``, ``array_api_strict``, ``mlx``, ``torch``,
 ``jax.numpy``, ``jax.numpy:x32``, ``dask.array``, ``cupy``) appears in the test
 name; a backend that is not installed is skipped with the reason.  Select a
-subset with ``POSENC_REF_BACKENDS=numpy,mlx``.  The terminal summary shows the
+subset with ``POSENC_REF_BACKENDS=numpy,mlx`` (ids or aliases of
+:data:`posenc_ref.backends.BACKENDS`, the one table of backends).  The terminal summary shows the
 number of tests per backend.
 """
 
@@ -11,68 +12,42 @@ from __future__ import annotations
 
 import collections
 import enum
-import importlib
 import os
 from typing import Any
 
 import pytest
 
+from posenc_ref import backends
 
-class Backend(enum.Enum):
-    """Array backends; the value is the test id (``module`` or ``module:tag``)."""
 
-    NUMPY = "numpy"
-    ARRAY_API_STRICT = "array_api_strict"
-    MLX = "mlx"
-    TORCH = "torch"
-    JAX = "jax.numpy"
-    JAX_X32 = "jax.numpy:x32"
-    DASK = "dask.array"
-    CUPY = "cupy"
+def _member_name(backend_id: str) -> str:
+    """``jax.numpy:x32`` -> ``JAX_X32``: the library's first module name, then the tag."""
+    module, _, tag = backend_id.partition(":")
+    return "_".join(part.upper() for part in (module.split(".")[0], tag) if part)
 
-    @property
-    def module_name(self) -> str:
-        return {
-            Backend.NUMPY: "array_api_compat.numpy",
-            Backend.ARRAY_API_STRICT: "array_api_strict",
-            Backend.MLX: "mlx.core",
-            Backend.TORCH: "array_api_compat.torch",
-            Backend.JAX: "jax.numpy",
-            Backend.JAX_X32: "jax.numpy",
-            Backend.DASK: "array_api_compat.dask.array",
-            Backend.CUPY: "array_api_compat.cupy",
-        }[self]
+
+#: Array backends, one member per row of :data:`posenc_ref.backends.BACKENDS`; the value is the test
+#: id (``module`` or ``module:tag``): ``Backend.NUMPY``, ``Backend.JAX``, ``Backend.JAX_X32``, ...
+Backend = enum.Enum("Backend", [(_member_name(b.id), b.id) for b in backends.BACKENDS])
 
 
 def _selected() -> list[Backend]:
     wanted = os.environ.get("POSENC_REF_BACKENDS")
     if not wanted:
         return list(Backend)
-    names = {w.strip() for w in wanted.split(",") if w.strip()}
-    unknown = names - {b.value for b in Backend}
-    if unknown:
-        msg = (
-            f"POSENC_REF_BACKENDS must name backends from {[b.value for b in Backend]}; got {sorted(unknown)}"
-        )
-        raise pytest.UsageError(msg)
-    return [b for b in Backend if b.value in names]
+    try:
+        ids = {backends.resolve(w.strip()).id for w in wanted.split(",") if w.strip()}
+    except (TypeError, ValueError) as exc:
+        msg = f"POSENC_REF_BACKENDS: {exc}"
+        raise pytest.UsageError(msg) from exc
+    return [b for b in Backend if b.value in ids]
 
 
 def _import_backend(backend: Backend) -> Any:
     try:
-        if backend is Backend.CUPY:
-            import cupy
-
-            cupy.cuda.runtime.getDeviceCount()
-        xp = importlib.import_module(backend.module_name)
+        return backends.namespace(backend.value)
     except Exception as exc:
         pytest.skip(f"backend {backend.value} is not available: {type(exc).__name__}: {exc}".splitlines()[0])
-    if backend in (Backend.JAX, Backend.JAX_X32):
-        import jax
-
-        jax.config.update("jax_enable_x64", backend is Backend.JAX)
-        jax.config.update("jax_default_matmul_precision", "highest")
-    return xp
 
 
 @pytest.fixture(params=_selected(), ids=lambda b: b.value)
