@@ -47,8 +47,9 @@ from fractions import Fraction
 from typing import Any
 
 from . import _compat
+from ._mlx_float64 import cos_sin_small
 
-__all__ = ["PI", "cos_sin", "cos_sin_small", "cos_sin_turns", "exp", "power_turns"]
+__all__ = ["PI", "cos_sin", "cos_sin_turns", "power_turns"]
 
 # pi to 80 significant digits; the library's only high-precision constant.
 PI = decimal.Decimal("3.1415926535897932384626433832795028841971693993751058209749445923078164062862090")
@@ -102,9 +103,9 @@ def _digits(positions: Any, count: int, fmt: _Format, *, xp: Any, dtype: Any) ->
         low, rest = xp.remainder(rest, full), xp.floor_divide(rest, full)
         up = low >= half
         rest = xp.where(up, rest + 1, rest)
-        low = xp.astype(low, dtype)
+        low = _compat.astype(low, dtype, xp=xp)
         out.append(xp.where(up, low - float(full), low))
-    out.append(xp.astype(rest, dtype))
+    out.append(_compat.astype(rest, dtype, xp=xp))
     return [xp.expand_dims(m, axis=-1) for m in out]
 
 
@@ -301,45 +302,3 @@ def cos_sin_turns(turns: Any, *, xp: Any) -> tuple[Any, Any]:
     e = (turns - xp.round(turns)) * 4.0
     k = xp.round(e)
     return _cos_sin_phase(e - k, k, xp)
-
-
-# --- elementary functions accurate on MLX float64 (see _compat.has_accurate_float64_math) ---
-
-# Taylor coefficients of sin(x)/x and cos(x) in x**2: on |x| <= 1.2 the first omitted terms are < 1e-18.
-_SIN = [(-1) ** k / math.factorial(2 * k + 1) for k in range(10)]
-_COS = [(-1) ** k / math.factorial(2 * k) for k in range(11)]
-
-
-def _horner(x2: Any, coefficients: list[float]) -> Any:
-    acc = coefficients[-1]
-    for c in reversed(coefficients[:-1]):
-        acc = acc * x2 + c
-    return acc
-
-
-def cos_sin_small(x: Any, *, xp: Any) -> tuple[Any, Any]:
-    """``cos x`` and ``sin x`` for ``|x| <= 1.2``: the backend's, or Taylor sums on MLX float64."""
-    if x.dtype != xp.float64 or _compat.has_accurate_float64_math(xp):
-        return xp.cos(x), xp.sin(x)
-    x2 = x * x
-    return _horner(x2, _COS), x * _horner(x2, _SIN)
-
-
-# Cody-Waite split of ln 2 (fdlibm): LN2_HI has 32 significant bits, so n * LN2_HI is exact for |n| < 2**21.
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-
-
-def exp(x: Any, *, xp: Any) -> Any:
-    """``exp(x)``, float64-accurate on MLX too: there ``2**a (2**b (expm1(r) + 1))`` with
-    ``x = (a + b) ln2 + r``, MLX's accurate ``expm1`` and exact powers of two (``a, b`` halves of
-    the exponent, so that only the last product can under- or overflow).  Arguments beyond
-    ``+-800`` (where float64 under- or overflows anyway, ``+-inf`` included) are clamped first."""
-    if x.dtype != xp.float64 or _compat.has_accurate_float64_math(xp):
-        return xp.exp(x)
-    x = xp.clip(x, -800.0, 800.0)  # keeps +-inf out of the reduction; exp(+-800) is 0 or inf anyway
-    n = xp.round(x * (1.0 / math.log(2.0)))
-    r = (x - n * _LN2_HI) - n * _LN2_LO
-    two = _compat.asarray(2.0, xp=xp, dtype=x.dtype, device=_compat.device(x))
-    half = xp.floor(n / 2.0)
-    return ((xp.expm1(r) + 1.0) * xp.pow(two, n - half)) * xp.pow(two, half)

@@ -126,7 +126,7 @@ def sandwich_bias(
     inv_scales = [num_heads / (8.0 * h) for h in range(1, num_heads + 1)]
     inv = _compat.asarray(inv_scales, xp=xp, dtype=work, device=device)
     bias = (total - dim / 2)[..., None, :, :] * inv[:, None, None]
-    return xp.astype(bias, dtype)
+    return _compat.astype(bias, dtype, xp=xp)
 
 
 def kerple_bias(q_positions: Any, k_positions: Any, r1: Any, r2: Any, /, *, kind: str = "log") -> Any:
@@ -182,8 +182,8 @@ def kerple_bias(q_positions: Any, k_positions: Any, r1: Any, r2: Any, /, *, kind
     broadcast_shapes(q_positions=q.shape[:-1], k_positions=k.shape[:-1], r1=r1.shape[:-1])
     out_dtype = xp.result_type(r1.dtype, r2.dtype)
     work = _compat.compute_dtype(xp, _compat.device(r1))
-    dist = xp.astype(xp.abs(_compat.pairwise_difference(q, k)), work)[..., None, :, :]
-    a = xp.astype(r1, work)[..., :, None, None]
-    p = xp.astype(r2, work)[..., :, None, None]
+    dist = _compat.astype(xp.abs(_compat.pairwise_difference(q, k)), work, xp=xp)[..., None, :, :]
+    a = _compat.astype(r1, work, xp=xp)[..., :, None, None]
+    p = _compat.astype(r2, work, xp=xp)[..., :, None, None]
     bias = -a * (xp.log1p(p * dist) if kind == "log" else xp.pow(dist, p))
-    return xp.astype(bias, out_dtype)
+    return _compat.astype(bias, out_dtype, xp=xp)

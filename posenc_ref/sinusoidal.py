@@ -175,6 +175,7 @@ def _layout(plan: _Plan, sin: Any, cos: Any, *, xp: Any, dtype: Any) -> Any:
     lead = tuple(sin.shape[:-1])
     if plan.interleaved:
         pairs = xp.reshape(xp.stack([sin, cos], axis=-1), (*lead, 2 * len(plan.turns)))
+        # an odd dim drops the last cos column; the copy makes the table contiguous again
         table = pairs if pairs.shape[-1] == plan.dim else xp.astype(pairs[..., : plan.dim], sin.dtype)
     else:
         blocks = [sin[..., : plan.n_sin], cos[..., : plan.n_cos]]
@@ -186,7 +187,7 @@ def _layout(plan: _Plan, sin: Any, cos: Any, *, xp: Any, dtype: Any) -> Any:
         table = xp.concat(blocks, axis=-1)
     if plan.scale is not None:
         table = table * plan.scale
-    return table if table.dtype == dtype else xp.astype(table, dtype)
+    return _compat.astype(table, dtype, xp=xp)
 
 
 def _assemble(plan: _Plan, positions: Any, *, xp: Any, dtype: Any, out_dtype: Any, offset: int = 0) -> Any:
