@@ -16,8 +16,9 @@ import math
 from typing import Any
 
 from . import _compat
-from ._angles import cos_sin
+from ._angles import reduction
 from ._mlx_float64 import exp
+from ._row_blocks import in_row_blocks, row_layout
 from ._validate import (
     POSITION_LIMIT,
     POSITION_REASON,
@@ -181,13 +182,20 @@ def rope_cos_sin(
     dtype_c = _rope_compute_dtype(freqs, xp, device, compute_dtype)
     out_dtype = dtype_c if dtype is None else output_dtype(dtype, "dtype", xp, device)
 
-    def finish(*tables: Any) -> tuple[Any, ...]:
-        return tuple(_finish_table(t, freqs.attention_factor, layout, out_dtype, xp) for t in tables)
-
     if freqs.turns is not None:
-        return cos_sin(positions, turns=freqs.turns, xp=xp, dtype=dtype_c, finish=finish)
-    inv_freq = _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)
-    return cos_sin(positions, inv_freq=inv_freq, xp=xp, dtype=dtype_c, finish=finish)
+        angles = reduction(row_layout(positions, xp), turns=freqs.turns, xp=xp, dtype=dtype_c)
+    else:
+        inv_freq = _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)
+        angles = reduction(row_layout(positions, xp), inv_freq=inv_freq, xp=xp, dtype=dtype_c)
+
+    def tables(rows: slice | None) -> tuple[Any, ...]:
+        """The finished cos and sin tables of some positions: one pipeline, run in row blocks."""
+        return tuple(
+            _finish_table(t, freqs.attention_factor, layout, out_dtype, xp) for t in angles.cos_sin(rows)
+        )
+
+    cos, sin = in_row_blocks(tables, positions, width=angles.width, xp=xp)
+    return cos, sin
 
 
 def _check_rope_shapes(x: Any, cos: Any, sin: Any) -> int:

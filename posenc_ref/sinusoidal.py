@@ -29,7 +29,8 @@ from decimal import Decimal
 from typing import Any
 
 from . import _compat, _validate
-from ._angles import PI, cos_sin, power_turns
+from ._angles import PI, power_turns, reduction
+from ._row_blocks import in_row_blocks, row_layout
 
 __all__ = ["SINUSOIDAL_CONVENTIONS", "sinusoidal"]
 
@@ -199,10 +200,14 @@ def _assemble(plan: _Plan, positions: Any, *, xp: Any, dtype: Any, out_dtype: An
         shape = (*positions.shape, plan.dim)
         return _compat.zeros(shape, xp=xp, dtype=out_dtype, device=_compat.device(positions))
 
-    def finish(cos: Any, sin: Any) -> tuple[Any]:
+    angles = reduction(row_layout(positions, xp), turns=plan.turns, xp=xp, dtype=dtype, offset=offset)
+
+    def table(rows: slice | None) -> tuple[Any]:
+        """The finished table of some positions: one pipeline, run in row blocks."""
+        cos, sin = angles.cos_sin(rows)
         return (_layout(plan, sin, cos, xp=xp, dtype=out_dtype),)
 
-    return cos_sin(positions, turns=plan.turns, xp=xp, dtype=dtype, offset=offset, finish=finish)[0]
+    return in_row_blocks(table, positions, width=angles.width, xp=xp)[0]
 
 
 def sinusoidal(

@@ -2,7 +2,10 @@
 
 Each backend's id (``numpy``, ``array_api_strict``, ``mlx``, ``torch``,
 ``jax.numpy``, ``jax.numpy:x32``, ``dask.array``, ``cupy``) appears in the test
-name; a backend that is not installed is skipped with the reason.  Select a
+name; a backend that is not installed is skipped with the reason, and a test
+that does not apply to some backends says so once, with a mark
+(``@pytest.mark.skip_xp_backend(Backend.DASK, reason=...)``, ``xp_backends``,
+``needs_float64``, ``float32_only``, ``needs_dtype``: see :data:`MARKS`).  Select a
 subset with ``POSENC_REF_BACKENDS=numpy,mlx`` (ids or aliases of
 :data:`posenc_ref.backends.BACKENDS`, the one table of backends).  The terminal summary shows the
 number of tests per backend.
@@ -18,6 +21,7 @@ from typing import Any
 import pytest
 
 from posenc_ref import backends
+from posenc_ref._compat import has_float64
 
 
 def _member_name(backend_id: str) -> str:
@@ -50,16 +54,72 @@ def _import_backend(backend: Backend) -> Any:
         pytest.skip(f"backend {backend.value} is not available: {type(exc).__name__}: {exc}".splitlines()[0])
 
 
+# --- backend skips, declared once per test as marks (array-api-extra's skip_xp_backend) ----------------
+
+MARKS = {
+    "skip_xp_backend": "skip_xp_backend(*backends, reason): skip the test on these Backend members",
+    "xp_backends": "xp_backends(*backends, reason): run the test on these Backend members only",
+    "needs_float64": "needs_float64: skip where the backend has no float64 here (MLX on a GPU, JAX x32)",
+    "float32_only": "float32_only: run only where the backend has no float64 (what happens without it)",
+    "needs_dtype": "needs_dtype(name): skip where the namespace has no dtype of that name",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in MARKS.values():
+        config.addinivalue_line("markers", line)
+
+
+def _marked_backends(mark: pytest.Mark) -> set[Backend]:
+    """The Backend members of a skip_xp_backend/xp_backends mark; a TypeError when it is misused."""
+    if not mark.args or not all(isinstance(b, Backend) for b in mark.args) or not mark.kwargs.get("reason"):
+        msg = f"{mark.name} takes Backend members and reason=...; got {mark.args!r}, {mark.kwargs!r}"
+        raise TypeError(msg)
+    return set(mark.args)
+
+
+def _skip_by_backend(node: pytest.Item, library: Backend) -> None:
+    for mark in node.iter_markers("skip_xp_backend"):
+        if library in _marked_backends(mark):
+            pytest.skip(f"{library.value}: {mark.kwargs['reason']}")
+    for mark in node.iter_markers("xp_backends"):
+        if library not in _marked_backends(mark):
+            pytest.skip(f"{library.value}: {mark.kwargs['reason']}")
+
+
+def _skip_by_capability(node: pytest.Item, library: Backend, xp: Any) -> None:
+    float64 = has_float64(xp)
+    if node.get_closest_marker("needs_float64") and not float64:
+        pytest.skip(f"{library.value} has no float64 here")
+    if node.get_closest_marker("float32_only") and float64:
+        pytest.skip(f"{library.value} has float64: the float32-only behaviour is not reachable")
+    for mark in node.iter_markers("needs_dtype"):
+        if getattr(xp, mark.args[0], None) is None:
+            pytest.skip(f"{library.value} has no {mark.args[0]}")
+
+
+#: Marks many tests share.
+UNREAD_ON_DASK = pytest.mark.skip_xp_backend(
+    Backend.DASK, reason="values are not known without computing (checks of values skipped by design)"
+)
+JAX_ONLY = pytest.mark.xp_backends(Backend.JAX, Backend.JAX_X32, reason="jax.jit applies to JAX only")
+#: ``float64`` as a parameter value, skipped where the backend has none.
+FLOAT64 = pytest.param("float64", marks=pytest.mark.needs_float64)
+
+
 @pytest.fixture(params=_selected(), ids=lambda b: b.value)
 def library(request: pytest.FixtureRequest) -> Backend:
-    """The Backend enum member under test."""
+    """The Backend enum member under test (skip_xp_backend / xp_backends marks applied)."""
+    _skip_by_backend(request.node, request.param)
     return request.param
 
 
 @pytest.fixture
-def xp(library: Backend) -> Any:
-    """The array namespace under test (skipped, with a reason, when absent)."""
-    return _import_backend(library)
+def xp(request: pytest.FixtureRequest, library: Backend) -> Any:
+    """The array namespace under test (skipped, with a reason, when absent; capability marks applied)."""
+    namespace = _import_backend(library)
+    _skip_by_capability(request.node, library, namespace)
+    return namespace
 
 
 @pytest.fixture

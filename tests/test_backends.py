@@ -10,7 +10,7 @@ import pytest
 
 from posenc_ref import backends
 from posenc_ref_conformance.adapters import AdapterError, load_adapter
-from tests.conftest import Backend
+from tests.conftest import Backend, _marked_backends
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -84,3 +84,26 @@ def test_every_benchmark_backend_is_in_the_table(monkeypatch: pytest.MonkeyPatch
     finally:
         sys.modules.pop("benchmarks.common", None)
         sys.modules.pop("benchmarks", None)
+
+
+@pytest.mark.parametrize(
+    "mark",
+    [
+        pytest.mark.skip_xp_backend("dask.array", reason="a string is not a Backend"),
+        pytest.mark.skip_xp_backend(Backend.DASK),
+        pytest.mark.xp_backends(reason="no backend named"),
+    ],
+)
+def test_backend_marks_refuse_misuse(mark: pytest.MarkDecorator) -> None:
+    with pytest.raises(TypeError, match=r"takes Backend members and reason="):
+        _marked_backends(mark.mark)
+
+
+@pytest.mark.skip_xp_backend(Backend.NUMPY, reason="checks the mark itself")
+def test_a_skip_mark_skips_its_backend(library: Backend) -> None:
+    assert library is not Backend.NUMPY
+
+
+@pytest.mark.xp_backends(Backend.NUMPY, Backend.TORCH, reason="checks the mark itself")
+def test_an_only_mark_keeps_its_backends(library: Backend) -> None:
+    assert library in (Backend.NUMPY, Backend.TORCH)
