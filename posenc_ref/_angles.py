@@ -1,39 +1,77 @@
-r"""Accurate ``cos``/``sin`` of ``2 pi m t`` at integer positions ``m``, and MLX-safe ``exp``.
+r"""Exact angle reduction: ``cos`` and ``sin`` of ``2 pi m t`` at integer positions ``m``.
 
-The library's one angle reduction (sinusoidal and RoPE tables, Sandwich).  A
-float product ``m * omega`` is off by half an ulp of itself (0.03 rad at
-``m = 2**20`` in float32, 1e-10 rad at ``2**24`` in float64), so the phase is
-formed in turns ``t = omega / 2pi`` with exact arithmetic in the compute dtype
-(``p`` significand bits, ``v`` digit bits, grid ``2**-F``):
+The library's one angle reduction, used by the sinusoidal tables, the RoPE
+tables and the Sandwich bias.
 
-1. ``m = sum_j m_j 2**(v j)``, balanced digits ``|m_j| <= 2**(v-1)`` (integer
-   ops), as many as the largest ``|m|`` needs: read from the values on eager
-   backends, else from the dtype.  Zero digits add exactly nothing.
-2. ``frac(2**(v j) t)`` (centred) is ``h_j`` on the grid ``2**-F`` plus tails in
-   quarter turns: float64 an exact ``mid_j`` on ``2**-p`` and a rounded
-   ``low_j``; float32 one rounded tail.  Host pieces come from exact rationals,
-   device pieces from ``inv_freq`` values taken as exact (Dekker's product with
-   a two-float ``1/2pi``, then error-free sums).
-3. ``E = sum_j m_j h_j`` is exact (``F`` bounds it to ``p`` bits); whole turns go
-   (``E - round(E)``), and ``4 E = k + a``, ``k = round(4 E)`` in ``{-2..2}``: exact.
-4. ``r = a + sum_j m_j mid_j + sum_j m_j low_j``: the ``mid`` sums are exact too
-   (grid ``2**-p``, ``|r| <= 1/2 + 2**-5``); only the tiny ``low`` terms round
-   (float32: ``r = a + sum_j m_j tail_j``, rounded).
-5. ``cos``/``sin`` of ``x = r pi/2`` (Taylor sums on MLX float64, whose
-   ``cos``/``sin``/``exp`` have float32 accuracy), rotated by ``k`` quarter turns
-   (products with 0 and +-1: exact).
+Problem
+    A table needs ``cos``/``sin`` of the phase ``m * omega`` for integer
+    positions ``m`` (any up to ``2**62``) and angular frequencies ``omega``.
+    The float product ``m * omega`` is off by up to half an ulp *of the
+    product*: 0.03 rad at ``m = 2**20`` in float32, 1e-10 rad at ``2**24`` in
+    float64.  The error grows with ``m`` although ``cos``/``sin`` only see the
+    phase modulo one turn.
 
-Host arrays (NumPy, PyTorch CPU) are processed in row blocks that stay in cache;
-the values do not depend on the blocking.
+Idea
+    Work in turns, ``t = omega / (2 pi)``, where only the fraction of ``m t``
+    matters, and never form ``m t`` itself.  Split ``m`` into balanced digits
+    ``m = sum_j m_j 2**(v j)`` with ``|m_j| <= 2**(v-1)`` (``v`` = 23 in float64,
+    10 in float32), and precompute, per digit weight, the centred fraction
+    ``u_j = frac(2**(v j) t)`` as a coarse part ``h_j`` on the grid ``2**-F``
+    plus small tails.  Then ``m t = sum_j m_j u_j`` modulo whole turns, and:
 
-Error bound.  Float64 (``v = 23``, ``F = 30``): ``r`` carries one rounding
-relative to itself (so also near the zeros of cos and sin, where it is small),
-``x`` one more plus ``0.35 * 2**-53`` from ``pi/2``, then the backend's
-``cos``/``sin`` on ``|x| <= 0.84``: a few ulp (measured <= 2 ulp to ``2**24``).
-Float32 (``v = 10``, ``F = 13``): the rounded tail (at most ``digits/8`` quarter
-turn) costs about ``2**-26`` absolute; with ``x`` and ``cos``/``sin``, measured
-< 1.2e-7 to ``2**20``.  Device pieces know ``t`` to ``2p`` bits: ``inv_freq``
-phases stay accurate to about ``|m| = 2**50`` (float64) or ``2**21`` (float32).
+    1. ``E = sum_j m_j h_j`` is exact in the compute dtype (``F`` is small
+       enough that every partial sum fits the significand);
+    2. whole turns drop exactly (``E - round(E)``), and in quarter turns
+       ``4 E = k + a`` with ``k = round(4 E)`` in ``{-2..2}``: exact;
+    3. ``r = a + sum_j m_j tail_j``: in float64 the tails are an exact ``mid``
+       on the grid ``2**-p`` (whose sum is exact too) and a rounded ``low``,
+       so only the tiny ``low`` terms round; float32 has one rounded tail;
+    4. ``cos``/``sin`` of ``x = r pi/2`` (``|x| <= 0.84``), rotated by ``k``
+       quarter turns with products by 0 and +-1: exact.
+
+    The pieces of ``t`` come from exact rationals on the host (``turns`` given
+    as ``Fraction``/``Decimal``: :func:`reduction`'s host path, which also
+    applies an integer ``offset`` exactly) or from an ``inv_freq`` array whose
+    values are taken as exact (Dekker's product with a two-float ``1/2pi``,
+    then error-free sums: the device path).
+
+Guarantee
+    The result is ``cos``/``sin`` of the exact phase ``2 pi m t`` up to the
+    rounding of the low tails, of ``x = r pi/2`` and of the backend's
+    ``cos``/``sin`` on ``|x| <= 0.84`` (Taylor sums on MLX float64, whose own
+    functions have float32 accuracy: :mod:`._mlx_float64`).  It does not
+    depend on ``m``: position ``2**40`` is as accurate as position 1.
+
+Worked example (float64, ``m = 2**24 + 1``, ``omega = 0.1``)
+    The float product ``m * 0.1 = 1677721.7000000002`` is 9.3e-11 rad off the
+    exact ``1677721.70000000009313...`` (the float ``0.1`` taken as exact).
+    Here ``t = 0.0159154943...`` and ``m = 1 + 2 * 2**23``: digits ``m_0 = 1``,
+    ``m_1 = 2``.  ``u_0 = t``, whose ``h_0 = 17089132 * 2**-30``;
+    ``u_1 = frac(2**23 t) = -0.157113978...``, ``h_1 = -168699850 * 2**-30``.
+    ``E = h_0 + 2 h_1 = -320310568 * 2**-30 = -0.29831246...`` exactly; no
+    whole turn to drop; ``4 E = -1.19324985...``, so ``k = -1`` and
+    ``a = -0.19324985146...``.  The tails (``4 (u_j - h_j)``: -4.1e-10 and
+    1.8e-9) make ``r = -0.1932498483449...``, ``x = r pi/2 = -0.30355615...``,
+    and ``cos(m omega) = cos(x - pi/2) = sin x = -0.29891565259979837``,
+    ``sin(m omega) = -cos x = -0.95427953589649854``: both correctly rounded,
+    where ``cos`` of the float product is 8.9e-11 off.
+
+Bound
+    Float64 (``v = 23``, ``F = 30``): ``r`` carries one rounding relative to
+    itself (so also near the zeros of cos and sin, where it is small), ``x``
+    one more plus ``0.35 * 2**-53`` from ``pi/2``, then the backend's
+    ``cos``/``sin``: a few ulp (measured <= 2 ulp to ``2**24``).  Float32
+    (``v = 10``, ``F = 13``): the rounded tail (at most ``digits/8`` quarter
+    turn) costs about ``2**-26`` absolute; with ``x`` and ``cos``/``sin``,
+    measured < 1.2e-7 to ``2**20``.  Device pieces know ``t`` to ``2p`` bits:
+    ``inv_freq`` phases stay accurate to about ``|m| = 2**50`` (float64) or
+    ``2**21`` (float32).
+
+Host arrays are processed in row blocks that stay in cache; that is the job of
+:mod:`._row_blocks`, not of this module: a :class:`Reduction` computes the
+tables of all its positions or of a block of them, and the callers compose that
+with their own layout step and hand the composition to
+:func:`._row_blocks.in_row_blocks`.
 """
 
 from __future__ import annotations
@@ -41,14 +79,15 @@ from __future__ import annotations
 import decimal
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from . import _compat
+from ._mlx_float64 import cos_sin_small
 
-__all__ = ["PI", "cos_sin", "cos_sin_small", "cos_sin_turns", "exp", "power_turns"]
+__all__ = ["PI", "Reduction", "cos_sin", "power_turns", "reduction"]
 
 # pi to 80 significant digits; the library's only high-precision constant.
 PI = decimal.Decimal("3.1415926535897932384626433832795028841971693993751058209749445923078164062862090")
@@ -69,6 +108,9 @@ def power_turns(base: float, dim: int, exponents: range) -> tuple[decimal.Decima
     )
 
 
+# --- the number formats --------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class _Format:
     """Significand bits ``p``, digit bits ``v``, grid bits ``F`` of ``h``, tails per digit."""
@@ -79,10 +121,14 @@ class _Format:
     tails: int  # 2: an exact mid and a rounded low tail; 1: one rounded tail
 
 
-# int64 needs 3 (float64) or 7 (float32) digits; (digits + 1) * 2**(v-2) * 2**F <= 2**p keeps
-# sum_j m_j h_j exact (+ 1: a host offset); the tails sum to at most 2**-5 (float32: 1) quarter turn.
+# int64 needs 3 (float64) or 7 (float32) digits.  |m_j| <= 2**(v-1) and |h_j| <= 1/2 on the grid
+# 2**-F, so (digits + 1) * 2**(v-2) * 2**F <= 2**p keeps sum_j m_j h_j exact (+ 1: a host offset);
+# the tails sum to at most 2**-5 (float32: 1) quarter turn.
 _FLOAT64 = _Format(mantissa=53, digit_bits=23, grid_bits=30, tails=2)
 _FLOAT32 = _Format(mantissa=24, digit_bits=10, grid_bits=13, tails=1)
+
+
+# --- step 1: digits of the positions (integer arithmetic) -----------------------------------------
 
 
 def _digit_count(positions: Any, fmt: _Format, xp: Any) -> int:
@@ -95,38 +141,53 @@ def _digit_count(positions: Any, fmt: _Format, xp: Any) -> int:
 
 
 def _digits(positions: Any, count: int, fmt: _Format, *, xp: Any, dtype: Any) -> list[Any]:
-    """``m_j`` in ``dtype``, shape ``positions.shape + (1,)``; exact integer arithmetic."""
-    full, half = 2**fmt.digit_bits, 2 ** (fmt.digit_bits - 1)
-    rest, out = positions, []
+    """``m_j`` in ``dtype``, each of shape ``positions.shape + (1,)``: exact integer arithmetic.
+
+    ``m = sum_j m_j 2**(v j)`` with ``-2**(v-1) <= m_j < 2**(v-1)`` for every
+    digit but the last, which holds what is left (``count`` is large enough
+    that it is as small).
+    """
+    radix, half = 2**fmt.digit_bits, 2 ** (fmt.digit_bits - 1)
+    higher, out = positions, []
     for _ in range(count - 1):
-        low, rest = xp.remainder(rest, full), xp.floor_divide(rest, full)
-        up = low >= half
-        rest = xp.where(up, rest + 1, rest)
-        low = xp.astype(low, dtype)
-        out.append(xp.where(up, low - float(full), low))
-    out.append(xp.astype(rest, dtype))
+        digit, higher = xp.remainder(higher, radix), xp.floor_divide(higher, radix)  # digit in [0, radix)
+        carry = digit >= half  # balance: digit - radix, and one more unit in the higher digits
+        higher = xp.where(carry, higher + 1, higher)
+        digit = _compat.astype(digit, dtype, xp=xp)
+        out.append(xp.where(carry, digit - float(radix), digit))
+    out.append(_compat.astype(higher, dtype, xp=xp))
     return [xp.expand_dims(m, axis=-1) for m in out]
 
 
+# --- step 2a: pieces of exact turns (host, rational arithmetic) ------------------------------------
+
+
 def _grid(x: Fraction, bits: int) -> Fraction:
+    """``x`` rounded to the nearest multiple of ``2**-bits`` (ties to even)."""
     return Fraction(round(x * 2**bits), 2**bits)
 
 
 @functools.lru_cache(maxsize=128)
 def _host_columns(turns: tuple[Any, ...], fmt: _Format, weights: tuple[int, ...]) -> tuple[Any, ...]:
-    """Per digit weight ``w``: the columns ``(h, *tails)`` of ``frac(w t)`` for every turn ``t``."""
+    """Per digit weight ``w``: the columns ``(h, *tails)`` of ``frac(w t)`` for every turn ``t``.
+
+    ``h`` is the centred fraction on the grid ``2**-F``; the rest, in quarter
+    turns, is one float (float32) or an exact ``mid`` on ``2**-p`` plus the
+    float nearest the remainder (float64).
+    """
     out = []
     for w in weights:
         rows = []
         for t in turns:
-            u = Fraction(t) * w
-            u -= round(u)
-            h = _grid(u, fmt.grid_bits)
-            rest = 4 * (u - h)  # quarter turns
+            fraction = Fraction(t) * w
+            fraction -= round(fraction)  # centred: |fraction| <= 1/2
+            coarse = _grid(fraction, fmt.grid_bits)
+            rest = 4 * (fraction - coarse)  # quarter turns
             mid = _grid(rest, fmt.mantissa)
-            rows.append(
-                [float(h), float(rest)] if fmt.tails == 1 else [float(h), float(mid), float(rest - mid)]
-            )
+            if fmt.tails == 1:
+                rows.append([float(coarse), float(rest)])
+            else:
+                rows.append([float(coarse), float(mid), float(rest - mid)])
         out.append(list(zip(*rows, strict=True)))
     return tuple(out)
 
@@ -134,64 +195,78 @@ def _host_columns(turns: tuple[Any, ...], fmt: _Format, weights: tuple[int, ...]
 def _host_pieces(
     turns: Sequence[Any], weights: Sequence[int], fmt: _Format, *, xp: Any, dtype: Any, device: Any
 ) -> list[tuple[Any, ...]]:
-    """Pieces of exact turns (``Fraction``/``Decimal``) for the digit weights."""
+    """Pieces of exact turns (``Fraction``/``Decimal``) for the digit weights, as arrays."""
     columns = _host_columns(tuple(turns), fmt, tuple(weights))
     return [tuple(_compat.asarray(c, xp=xp, dtype=dtype, device=device) for c in cols) for cols in columns]
+
+
+# --- step 2b: pieces of inv_freq / 2pi (device, error-free float arithmetic) ----------------------
 
 
 def _split_constant(x: Fraction, bits: int) -> tuple[float, float]:
     """``x`` as a float with ``bits`` significant bits plus the float nearest the rest."""
     exponent = math.floor(math.log2(abs(x)))
-    hi = _grid(x, bits - 1 - exponent)
-    return float(hi), float(x - hi)
+    high = _grid(x, bits - 1 - exponent)
+    return float(high), float(x - high)
 
 
 def _veltkamp(a: Any, fmt: _Format) -> tuple[Any, Any]:
-    """``a`` as two floats of at most ``p/2`` significant bits each (exact)."""
-    c = a * float(2 ** ((fmt.mantissa + 1) // 2) + 1)
-    high = c - (c - a)
+    """``a`` as two floats of at most ``p/2`` significant bits each, ``high + low == a`` exactly."""
+    scaled = a * float(2 ** ((fmt.mantissa + 1) // 2) + 1)
+    high = scaled - (scaled - a)
     return high, a - high
 
 
 def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
-    """Knuth's error-free sum: ``s + e == a + b`` exactly."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
+    """Knuth's error-free sum: ``total + error == a + b`` exactly."""
+    total = a + b
+    b_part = total - a
+    return total, (a - (total - b_part)) + (b - b_part)
 
 
 def _device_pieces(inv_freq: Any, count: int, fmt: _Format, *, xp: Any) -> list[tuple[Any, ...]]:
     """Pieces of ``t = inv_freq / 2pi`` with the values of ``inv_freq`` taken as exact."""
-    c_hi, c_lo = _split_constant(_INV_TWO_PI, fmt.mantissa)
-    b_hi, b_lo = _split_constant(Fraction(c_hi), fmt.mantissa // 2)
-    a_hi, a_lo = _veltkamp(inv_freq, fmt)
-    t_hi = inv_freq * c_hi  # Dekker: t_hi + t_lo = inv_freq * (c_hi + c_lo) to ~2p bits
-    t_lo = (((a_hi * b_hi - t_hi) + a_hi * b_lo) + a_lo * b_hi) + a_lo * b_lo + inv_freq * c_lo
-    grid, fine = float(2**fmt.grid_bits), float(2**fmt.mantissa)
+    inv_2pi, inv_2pi_tail = _split_constant(_INV_TWO_PI, fmt.mantissa)  # 1/2pi in two floats
+    inv_2pi_top, inv_2pi_bottom = _split_constant(Fraction(inv_2pi), fmt.mantissa // 2)  # exact halves
+    freq_top, freq_bottom = _veltkamp(inv_freq, fmt)
+    # Dekker's product: t_hi + t_lo = inv_freq * (inv_2pi + inv_2pi_tail) to about 2p bits
+    t_hi = inv_freq * inv_2pi
+    t_lo = (
+        (((freq_top * inv_2pi_top - t_hi) + freq_top * inv_2pi_bottom) + freq_bottom * inv_2pi_top)
+        + freq_bottom * inv_2pi_bottom
+        + inv_freq * inv_2pi_tail
+    )
+    grid, fine_grid = float(2**fmt.grid_bits), float(2**fmt.mantissa)
     pieces = []
     for j in range(count):
-        scale = float(2 ** (fmt.digit_bits * j))
-        x, y = t_hi * scale, t_lo * scale
-        hi, lo = _two_sum(x - xp.round(x), y - xp.round(y))  # frac(2**(v j) t) exactly
-        h = xp.round(hi * grid) / grid
-        rest, lo = (hi - h) * 4.0, lo * 4.0
-        h = h - xp.round(h)
+        weight = float(2 ** (fmt.digit_bits * j))
+        scaled_hi, scaled_lo = t_hi * weight, t_lo * weight  # exact: a power of two
+        # frac(2**(v j) t) as an unevaluated sum frac_hi + frac_lo, exactly
+        frac_hi, frac_lo = _two_sum(scaled_hi - xp.round(scaled_hi), scaled_lo - xp.round(scaled_lo))
+        coarse = xp.round(frac_hi * grid) / grid
+        rest, rest_lo = (frac_hi - coarse) * 4.0, frac_lo * 4.0  # quarter turns
+        centred = coarse - xp.round(coarse)
         if fmt.tails == 1:
-            pieces.append((h, rest + lo))
+            pieces.append((centred, rest + rest_lo))
         else:
-            mid = xp.round(rest * fine) / fine
-            pieces.append((h, mid, (rest - mid) + lo))
+            mid = xp.round(rest * fine_grid) / fine_grid
+            pieces.append((centred, mid, (rest - mid) + rest_lo))
     return pieces
 
 
-def _phase(digits: list[Any], pieces: list[tuple[Any, ...]], xp: Any) -> tuple[Any, Any]:
-    """``sum_j m_j u_j`` modulo one turn as ``(k + r)`` quarter turns, ``k`` in ``{-2..2}``.
+# --- steps 3 and 4: the phase, then cos and sin ---------------------------------------------------
 
-    A piece past the last digit is a host offset's (weight 1).  In-place
-    operators only touch arrays made here (JAX and Dask rebind the name).
+
+def _phase(digits: list[Any], pieces: Sequence[tuple[Any, ...]], xp: Any) -> tuple[Any, Any]:
+    """``sum_j m_j u_j`` modulo one turn as ``(r, k)`` quarter turns, ``k`` in ``{-2..2}``.
+
+    A piece past the last digit is a host offset's (weight 1).  The in-place
+    operators only touch arrays made here; each new name takes over the
+    previous one's buffer (JAX and Dask rebind it instead).
     """
 
-    def total(i: int) -> Any:
+    def column(i: int) -> Any:
+        """``sum_j m_j pieces[j][i]``, plus the offset's piece."""
         acc = digits[0] * pieces[0][i]
         for m, piece in zip(digits[1:], pieces[1:], strict=False):
             acc += m * piece[i]
@@ -199,30 +274,38 @@ def _phase(digits: list[Any], pieces: list[tuple[Any, ...]], xp: Any) -> tuple[A
             acc += piece[i]
         return acc
 
-    e = total(0)
-    e -= xp.round(e)
-    e *= 4.0
-    k = xp.round(e)
-    e -= k
-    for i in range(1, len(pieces[0])):  # tails: summed first (small), then added once
-        e += total(i)
-    return e, k
+    turns = column(0)  # E = sum_j m_j h_j: exact
+    turns -= xp.round(turns)  # whole turns dropped: exact
+    quarters = turns
+    quarters *= 4.0  # 4 E: exact
+    k = xp.round(quarters)
+    rest = quarters
+    rest -= k  # a = 4 E - k, |a| <= 1/2: exact
+    for i in range(1, len(pieces[0])):  # tails: each column summed first (small), then added once
+        rest += column(i)
+    return rest, k
 
 
 def _rotate(c: Any, s: Any, k: Any, xp: Any) -> tuple[Any, Any]:
-    """``cos``, ``sin`` of ``x + k pi/2`` from ``c = cos x``, ``s = sin x``, ``k`` in ``{-2..2}``;
-    exact (``cos(k pi/2)``, ``sin(k pi/2)`` are 0 or +-1).  Reuses the fresh ``c``, ``s``, ``k``."""
-    a = xp.abs(k)
-    a *= -1.0
-    a += 2.0  # 2 - |k|
-    k *= a  # b = k (2 - |k|) = sin(k pi/2)
-    a -= 1.0  # a = 1 - |k| = cos(k pi/2)
-    bc = k * c
-    k *= s
-    c *= a
-    c -= k
-    s *= a
-    s += bc
+    """``cos``, ``sin`` of ``x + k pi/2`` from ``c = cos x``, ``s = sin x``, ``k`` in ``{-2..2}``.
+
+    Exact: ``cos(k pi/2) = 1 - |k|`` and ``sin(k pi/2) = k (2 - |k|)`` are 0 or
+    +-1.  Works in place on the fresh ``c``, ``s`` and ``k`` (``k``'s buffer
+    becomes ``sin_k``, a new one holds ``2 - |k|`` and then ``cos_k``).
+    """
+    cos_k = xp.abs(k)
+    cos_k *= -1.0
+    cos_k += 2.0  # 2 - |k|, for now
+    sin_k = k
+    sin_k *= cos_k  # k (2 - |k|) = sin(k pi/2)
+    cos_k -= 1.0  # 1 - |k| = cos(k pi/2)
+    sin_k_c = sin_k * c
+    sin_k_s = sin_k
+    sin_k_s *= s
+    c *= cos_k
+    c -= sin_k_s  # cos x cos(k pi/2) - sin x sin(k pi/2)
+    s *= cos_k
+    s += sin_k_c  # sin x cos(k pi/2) + cos x sin(k pi/2)
     return c, s
 
 
@@ -232,27 +315,66 @@ def _cos_sin_phase(r: Any, k: Any, xp: Any) -> tuple[Any, Any]:
     return _rotate(*cos_sin_small(r, xp=xp), k, xp)
 
 
-_BLOCK = 2**16  # elements per block on host backends: a dozen temporaries stay in a 4 MiB L2 cache
+# --- the entry points -------------------------------------------------------------------------------
 
 
-def _blockwise(
-    fn: Callable[[list[Any]], tuple[Any, ...]], digits: list[Any], width: int, xp: Any
-) -> tuple[Any, ...]:
-    """``fn(digits)`` for host digits of shape ``(rows, 1)``, on blocks of rows written into
-    preallocated outputs (NumPy and PyTorch CPU allow item assignment); same values as one call."""
-    rows, step = digits[0].shape[0], max(1, _BLOCK // max(width, 1))
-    if rows <= step:
-        return fn(digits)
-    outs: list[Any] = []
-    for start in range(0, rows, step):
-        stop = min(start + step, rows)
-        parts = fn([m[start:stop, ...] for m in digits])
-        if not outs:
-            device = _compat.device(parts[0])
-            outs = [xp.empty((rows, *p.shape[1:]), dtype=p.dtype, device=device) for p in parts]
-        for out, part in zip(outs, parts, strict=True):
-            out[start:stop, ...] = part
-    return tuple(outs)
+@dataclass(frozen=True)
+class Reduction:
+    """The exact reduction prepared for given positions; :meth:`cos_sin` computes any block of them.
+
+    Made by :func:`reduction`, which reads the positions once for the digit
+    count and splits every position into its digits (a small array: one row
+    per position, whatever the number of frequencies).  :meth:`cos_sin` then
+    works on all rows or on a block of them, so the values never depend on the
+    blocking.
+    """
+
+    fmt: _Format
+    digits: tuple[Any, ...]  # m_j, each of shape positions.shape + (1,)
+    pieces: tuple[tuple[Any, ...], ...]  # per digit weight (then the host offset): (h, *tails), shape (n,)
+    xp: Any
+
+    @property
+    def width(self) -> int:
+        """The number of frequencies ``n``."""
+        return int(self.pieces[0][0].shape[0])
+
+    def cos_sin(self, rows: slice | None = None) -> tuple[Any, Any]:
+        """``cos`` and ``sin`` at the positions (``rows``: a block of their first axis; ``None``: all).
+
+        Shape ``positions[rows].shape + (n,)``, in the compute dtype.
+        """
+        digits = list(self.digits) if rows is None else [m[rows, ...] for m in self.digits]
+        return _cos_sin_phase(*_phase(digits, self.pieces, self.xp), self.xp)
+
+
+def reduction(
+    positions: Any,
+    *,
+    turns: Sequence[Any] | None = None,
+    inv_freq: Any = None,
+    xp: Any,
+    dtype: Any,
+    offset: int = 0,
+) -> Reduction:
+    """The :class:`Reduction` of ``2 pi (m + offset) t`` for the positions ``m`` of ``positions``.
+
+    Frequencies either as exact ``turns`` (``Fraction``/``Decimal``, host side;
+    ``offset`` is applied exactly there) or as ``inv_freq``, an array of ``n``
+    angular frequencies in ``dtype`` whose values are taken as exact
+    (``offset`` must be 0).  ``dtype``: ``xp.float64`` or ``xp.float32``.
+    Pieces are made on the positions' device.
+    """
+    fmt = _FLOAT64 if dtype == xp.float64 else _FLOAT32
+    count = _digit_count(positions, fmt, xp)
+    if turns is None:
+        pieces = _device_pieces(inv_freq, count, fmt, xp=xp)
+    else:
+        weights = [2 ** (fmt.digit_bits * j) for j in range(count)] + ([offset] if offset else [])
+        device = _compat.device(positions)
+        pieces = _host_pieces(turns, weights, fmt, xp=xp, dtype=dtype, device=device)
+    digits = _digits(positions, count, fmt, xp=xp, dtype=dtype)
+    return Reduction(fmt, tuple(digits), tuple(pieces), xp)
 
 
 def cos_sin(
@@ -263,83 +385,9 @@ def cos_sin(
     xp: Any,
     dtype: Any,
     offset: int = 0,
-    finish: Callable[[Any, Any], tuple[Any, ...]] | None = None,
-) -> tuple[Any, ...]:
+) -> tuple[Any, Any]:
     """``cos`` and ``sin`` of ``2 pi (m + offset) t``, shape ``positions.shape + (n,)``, in ``dtype``.
 
-    ``positions``: integer array, any shape.  Frequencies either as exact
-    ``turns`` (``Fraction``/``Decimal``, host side; ``offset`` is applied exactly
-    there) or as ``inv_freq``, an array of ``n`` angular frequencies in ``dtype``
-    whose values are taken as exact (``offset`` must be 0).  ``dtype``:
-    ``xp.float64`` or ``xp.float32``.  ``finish(cos, sin)``, if given, turns the
-    tables into the returned arrays (any leading shape in, the same out; it may
-    run on row blocks).  Results are on the positions' device.
+    One call, without row blocks: ``reduction(positions, ...).cos_sin()``.
     """
-    fmt = _FLOAT64 if dtype == xp.float64 else _FLOAT32
-    count = _digit_count(positions, fmt, xp)
-    if turns is None:
-        pieces = _device_pieces(inv_freq, count, fmt, xp=xp)
-    else:
-        weights = [2 ** (fmt.digit_bits * j) for j in range(count)] + ([offset] if offset else [])
-        device = _compat.device(positions)
-        pieces = _host_pieces(turns, weights, fmt, xp=xp, dtype=dtype, device=device)
-
-    def block(digits: list[Any]) -> tuple[Any, ...]:
-        c, s = _cos_sin_phase(*_phase(digits, pieces, xp), xp)
-        return (c, s) if finish is None else finish(c, s)
-
-    if not _compat.is_host_array(positions):
-        return block(_digits(positions, count, fmt, xp=xp, dtype=dtype))
-    flat = _digits(xp.reshape(positions, (-1,)), count, fmt, xp=xp, dtype=dtype)
-    outs = _blockwise(block, flat, pieces[0][0].shape[0], xp)
-    return tuple(xp.reshape(out, (*positions.shape, *out.shape[1:])) for out in outs)
-
-
-def cos_sin_turns(turns: Any, *, xp: Any) -> tuple[Any, Any]:
-    """``cos`` and ``sin`` of ``2 pi turns`` (a float array; whole turns dropped exactly), to about
-    an ulp on every backend beyond the error already in ``turns``."""
-    e = (turns - xp.round(turns)) * 4.0
-    k = xp.round(e)
-    return _cos_sin_phase(e - k, k, xp)
-
-
-# --- elementary functions accurate on MLX float64 (see _compat.has_accurate_float64_math) ---
-
-# Taylor coefficients of sin(x)/x and cos(x) in x**2: on |x| <= 1.2 the first omitted terms are < 1e-18.
-_SIN = [(-1) ** k / math.factorial(2 * k + 1) for k in range(10)]
-_COS = [(-1) ** k / math.factorial(2 * k) for k in range(11)]
-
-
-def _horner(x2: Any, coefficients: list[float]) -> Any:
-    acc = coefficients[-1]
-    for c in reversed(coefficients[:-1]):
-        acc = acc * x2 + c
-    return acc
-
-
-def cos_sin_small(x: Any, *, xp: Any) -> tuple[Any, Any]:
-    """``cos x`` and ``sin x`` for ``|x| <= 1.2``: the backend's, or Taylor sums on MLX float64."""
-    if x.dtype != xp.float64 or _compat.has_accurate_float64_math(xp):
-        return xp.cos(x), xp.sin(x)
-    x2 = x * x
-    return _horner(x2, _COS), x * _horner(x2, _SIN)
-
-
-# Cody-Waite split of ln 2 (fdlibm): LN2_HI has 32 significant bits, so n * LN2_HI is exact for |n| < 2**21.
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-
-
-def exp(x: Any, *, xp: Any) -> Any:
-    """``exp(x)``, float64-accurate on MLX too: there ``2**a (2**b (expm1(r) + 1))`` with
-    ``x = (a + b) ln2 + r``, MLX's accurate ``expm1`` and exact powers of two (``a, b`` halves of
-    the exponent, so that only the last product can under- or overflow).  Arguments beyond
-    ``+-800`` (where float64 under- or overflows anyway, ``+-inf`` included) are clamped first."""
-    if x.dtype != xp.float64 or _compat.has_accurate_float64_math(xp):
-        return xp.exp(x)
-    x = xp.clip(x, -800.0, 800.0)  # keeps +-inf out of the reduction; exp(+-800) is 0 or inf anyway
-    n = xp.round(x * (1.0 / math.log(2.0)))
-    r = (x - n * _LN2_HI) - n * _LN2_LO
-    two = _compat.asarray(2.0, xp=xp, dtype=x.dtype, device=_compat.device(x))
-    half = xp.floor(n / 2.0)
-    return ((xp.expm1(r) + 1.0) * xp.pow(two, n - half)) * xp.pow(two, half)
+    return reduction(positions, turns=turns, inv_freq=inv_freq, xp=xp, dtype=dtype, offset=offset).cos_sin()

@@ -30,6 +30,8 @@ __all__ = [
     "arange",
     "array_namespace",
     "asarray",
+    "astype",
+    "clip",
     "compute_dtype",
     "computes_with",
     "default_namespace",
@@ -38,13 +40,16 @@ __all__ = [
     "has_float64",
     "index_bits",
     "index_dtype",
+    "is_host_array",
     "is_lazy",
     "is_mlx_array",
     "is_mlx_namespace",
     "namespace_of",
     "normalize_namespace",
     "pairwise_difference",
+    "take_table",
     "to_numpy",
+    "values_known",
     "widen",
     "zeros",
 ]
@@ -136,6 +141,11 @@ def asarray(obj: Any, *, xp: Any, dtype: Any = None, device: Any = None) -> Any:
     return xp.asarray(obj, dtype=dtype, **_device_kwargs(xp, device))
 
 
+def astype(x: Any, dtype: Any, *, xp: Any) -> Any:
+    """``x`` in ``dtype``: ``x`` itself when it already is, else ``xp.astype(x, dtype)`` (a new array)."""
+    return x if x.dtype == dtype else xp.astype(x, dtype)
+
+
 def arange(start: int, stop: int | None = None, *, xp: Any, dtype: Any, device: Any = None) -> Any:
     """``xp.arange(start, stop)`` with an explicit dtype, on ``device``."""
     if stop is None:
@@ -199,8 +209,7 @@ def computes_with(dtype: Any, xp: Any) -> bool:
 
 def widen(x: Any, xp: Any) -> Any:
     """An integer array ``x`` in the index dtype (no copy when it already is)."""
-    wide = index_dtype(xp)
-    return x if x.dtype == wide else xp.astype(x, wide)
+    return astype(x, index_dtype(xp), xp=xp)
 
 
 def to_numpy(x: Any) -> Any:
@@ -238,17 +247,6 @@ def values_known(x: object) -> bool:
 
         return not isinstance(x, jax.core.Tracer)
     return not is_lazy(x)
-
-
-def has_accurate_float64_math(xp: Any) -> bool:
-    """Whether ``xp.sin``/``xp.cos``/``xp.exp`` are float64-accurate on float64 input.
-
-    False for MLX: on its CPU device (0.32) float64 ``sin``, ``cos`` and ``exp``
-    return float64 arrays with float32 accuracy (errors near 1.5e-7, 8e-6 for
-    ``exp`` near 3), while ``+``, ``*``, ``round``, ``log`` and ``sqrt`` are
-    exact or correctly rounded.  Callers evaluate these functions themselves.
-    """
-    return not is_mlx_namespace(xp)
 
 
 def is_host_array(x: object) -> bool:

@@ -152,7 +152,7 @@ class RopeFrequencies:
                 dtype = check_compute_dtype(
                     compute_dtype, "compute_dtype", array_xp, _compat.device(inv_freq)
                 )
-                inv_freq = inv_freq if inv_freq.dtype == dtype else array_xp.astype(inv_freq, dtype)
+                inv_freq = _compat.astype(inv_freq, dtype, xp=array_xp)
             values = _host_values(inv_freq)
             array = inv_freq
         else:

@@ -225,6 +225,6 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
         distance = -xp.abs(_compat.pairwise_difference(q, k))
     else:
         distance = xp.broadcast_arrays(k[..., None, :], q[..., :, None])[0]
-    m = slopes if slopes.dtype == work else xp.astype(slopes, work)
-    bias = m[..., :, None, None] * xp.astype(distance, work)[..., None, :, :]
-    return bias if bias.dtype == slopes.dtype else xp.astype(bias, slopes.dtype)
+    m = _compat.astype(slopes, work, xp=xp)
+    bias = m[..., :, None, None] * _compat.astype(distance, work, xp=xp)[..., None, :, :]
+    return _compat.astype(bias, slopes.dtype, xp=xp)

@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from . import _compat
-from ._angles import exp
+from ._mlx_float64 import exp
 from ._validate import (
     broadcast_shapes,
     check_bool,
@@ -122,11 +122,11 @@ def attention(
     return_weights = check_bool(return_weights, "return_weights")
     out_dtype = xp.result_type(q.dtype, k.dtype, v.dtype)
     work = _compat.compute_dtype(xp, _compat.device(q))
-    q, k, v = (xp.astype(x, work) for x in (q, k, v))
+    q, k, v = (_compat.astype(x, work, xp=xp) for x in (q, k, v))
     axes = (*range(k.ndim - 2), k.ndim - 1, k.ndim - 2)
     logits = xp.matmul(q, xp.permute_dims(k, axes)) * scale
     if bias is not None:
-        logits = logits + xp.astype(bias, work)
+        logits = logits + _compat.astype(bias, work, xp=xp)
     weights = _masked_softmax(logits, mask, xp)
-    out = xp.astype(xp.matmul(weights, v), out_dtype)
-    return (out, xp.astype(weights, out_dtype)) if return_weights else out
+    out = _compat.astype(xp.matmul(weights, v), out_dtype, xp=xp)
+    return (out, _compat.astype(weights, out_dtype, xp=xp)) if return_weights else out

@@ -1,33 +1,135 @@
-"""The array backends posenc_ref runs on, and what this machine has of them.
+"""The array backends posenc_ref runs on: the one table of them, and what this machine has.
 
-:func:`backend_info` is what ``posenc-ref info`` prints: for each backend,
-whether it imports, its version, and whether float64 exists on its default
-device.
+:data:`BACKENDS` is the project's only list of backends.  Every place that
+names a backend reads it: the suite's ``posenc_ref:<backend>`` adapter, the
+test suite's ``xp`` fixture (and ``POSENC_REF_BACKENDS``), the asv benchmarks
+and ``posenc-ref info``.  An id is the namespace module, with a ``:tag`` for a
+variant (``jax.numpy:x32`` is JAX with 64-bit types off); short aliases
+(``jax``, ``dask``) are accepted wherever an id is.
+
+:func:`namespace` imports a backend's namespace and configures it as its id
+says (JAX's ``jax_enable_x64`` flag, and the highest matmul precision so that
+no TF32-style shortcut enters a reference computation).  :func:`backend_info`
+is what ``posenc-ref info`` prints.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Any
 
 from ._compat import has_float64
+from ._validate import check_choice
 
-__all__ = ["BACKEND_MODULES", "backend_info"]
+__all__ = ["BACKENDS", "BackendSpec", "backend_info", "namespace", "resolve"]
 
-#: Backend id -> (module to import for the version, namespace module to test).
-BACKEND_MODULES: dict[str, tuple[str, str]] = {
-    "numpy": ("numpy", "array_api_compat.numpy"),
-    "array_api_strict": ("array_api_strict", "array_api_strict"),
-    "mlx": ("mlx.core", "mlx.core"),
-    "torch": ("torch", "array_api_compat.torch"),
-    "jax.numpy": ("jax", "jax.numpy"),
-    "dask.array": ("dask", "array_api_compat.dask.array"),
-    "cupy": ("cupy", "array_api_compat.cupy"),
-}
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """One row of :data:`BACKENDS`.
+
+    Attributes
+    ----------
+    id : str
+        The canonical name (test ids, adapter specs, reports).
+    namespace_module : str
+        The array-API namespace to import (array-api-compat's wrapper where the
+        library itself is not one).
+    version_module : str
+        The library module whose ``__version__`` is reported; also the raw
+        module a caller needs for library-specific calls (``torch.from_numpy``,
+        ``mx.eval``, ``jax.block_until_ready``).
+    aliases : tuple of str
+        Other names accepted for this backend.
+    jax_x64 : bool or None
+        For JAX ids, the value ``jax_enable_x64`` is set to on import; ``None``
+        for other backends.
+    """
+
+    id: str
+    namespace_module: str
+    version_module: str
+    aliases: tuple[str, ...] = ()
+    jax_x64: bool | None = None
+
+
+#: Every backend, in the order of tests, reports and ``posenc-ref info``.
+BACKENDS: tuple[BackendSpec, ...] = (
+    BackendSpec("numpy", "array_api_compat.numpy", "numpy", aliases=("np",)),
+    BackendSpec("array_api_strict", "array_api_strict", "array_api_strict", aliases=("array-api-strict",)),
+    BackendSpec("mlx", "mlx.core", "mlx.core", aliases=("mlx.core",)),
+    BackendSpec("torch", "array_api_compat.torch", "torch", aliases=("pytorch",)),
+    BackendSpec("jax.numpy", "jax.numpy", "jax", aliases=("jax",), jax_x64=True),
+    BackendSpec("jax.numpy:x32", "jax.numpy", "jax", aliases=("jax:x32",), jax_x64=False),
+    BackendSpec("dask.array", "array_api_compat.dask.array", "dask", aliases=("dask",)),
+    BackendSpec("cupy", "array_api_compat.cupy", "cupy"),
+)
+
+_BY_NAME = {name: b for b in BACKENDS for name in (b.id, *b.aliases)}
+_ALIAS_HINTS = {alias: f"{alias!r} is accepted for {b.id!r}" for b in BACKENDS for alias in b.aliases}
+
+
+def resolve(name: str) -> BackendSpec:
+    """The row of :data:`BACKENDS` that ``name`` (an id or an alias) names.
+
+    Raises
+    ------
+    TypeError
+        ``name`` not a string.
+    ValueError
+        An unknown name (the message lists the ids and suggests a close one).
+
+    Examples
+    --------
+    >>> from posenc_ref.backends import resolve
+    >>> resolve("jax").id, resolve("jax:x32").jax_x64
+    ('jax.numpy', False)
+    """
+    if isinstance(name, str) and name in _BY_NAME:
+        return _BY_NAME[name]
+    return _BY_NAME[check_choice(name, "backend", [b.id for b in BACKENDS], aliases=_ALIAS_HINTS)]
+
+
+def namespace(name: str) -> Any:
+    """Import the array namespace of backend ``name`` and configure it as its id says.
+
+    JAX ids set ``jax_enable_x64`` (on for ``jax.numpy``, off for
+    ``jax.numpy:x32``) and ``jax_default_matmul_precision="highest"``; both
+    are process-wide JAX settings.  CuPy must also see a CUDA device.
+
+    Raises
+    ------
+    ValueError, TypeError
+        An unknown backend name (see :func:`resolve`).
+    ImportError, RuntimeError
+        The backend is not installed or cannot run here (CuPy without a GPU).
+
+    Examples
+    --------
+    >>> from posenc_ref.backends import namespace
+    >>> namespace("numpy").__name__
+    'array_api_compat.numpy'
+    """
+    backend = resolve(name)
+    if backend.id == "cupy":
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()  # raises without a usable CUDA runtime and device
+    xp = importlib.import_module(backend.namespace_module)
+    if backend.jax_x64 is not None:
+        import jax
+
+        jax.config.update("jax_enable_x64", backend.jax_x64)
+        jax.config.update("jax_default_matmul_precision", "highest")
+    return xp
 
 
 def backend_info() -> list[dict[str, Any]]:
     """One row per backend: ``name``, ``available``, ``version``, ``float64``, ``error``.
+
+    The ``:tag`` variants (``jax.numpy:x32``) share their library's row and
+    are not listed; importing does not change JAX's x64 flag.
 
     Examples
     --------
@@ -37,18 +139,20 @@ def backend_info() -> list[dict[str, Any]]:
     ('numpy', True, True)
     """
     rows = []
-    for name, (version_module, namespace_module) in BACKEND_MODULES.items():
+    for backend in BACKENDS:
+        if ":" in backend.id:
+            continue
         row: dict[str, Any] = {
-            "name": name,
+            "name": backend.id,
             "available": False,
             "version": None,
             "float64": None,
             "error": None,
         }
         try:
-            module = importlib.import_module(version_module)
-            xp = importlib.import_module(namespace_module)
-            row["version"] = getattr(module, "__version__", None) or _mlx_version(module)
+            module = importlib.import_module(backend.version_module)
+            xp = importlib.import_module(backend.namespace_module)
+            row["version"] = getattr(module, "__version__", None) or _distribution_version(backend.id)
             row["float64"] = has_float64(xp)
             row["available"] = True
         except Exception as exc:  # an absent or broken backend is a row, not a crash
@@ -57,10 +161,11 @@ def backend_info() -> list[dict[str, Any]]:
     return rows
 
 
-def _mlx_version(module: Any) -> str | None:
-    try:
-        from importlib.metadata import version
+def _distribution_version(name: str) -> str | None:
+    """The installed distribution's version, for modules without ``__version__`` (``mlx.core``)."""
+    from importlib.metadata import PackageNotFoundError, version
 
-        return version("mlx") if module.__name__.startswith("mlx") else None
-    except Exception:
+    try:
+        return version(name.split(".")[0])
+    except PackageNotFoundError:
         return None

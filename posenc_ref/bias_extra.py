@@ -14,7 +14,8 @@ import math
 from typing import Any
 
 from . import _compat
-from ._angles import cos_sin, power_turns
+from ._angles import Reduction, power_turns, reduction
+from ._row_blocks import in_row_blocks, row_layout
 from ._validate import (
     HEADS_REASON,
     MAX_HEADS,
@@ -116,17 +117,20 @@ def sandwich_bias(
     turns = _sandwich_turns(dim, base)
     group = max(1, _GROUP_ELEMENTS // max(1, math.prod(rel.shape)))
 
-    def cos_sum(cos: Any, sin: Any) -> tuple[Any]:
-        return (xp.sum(cos, axis=-1),)
-
     total = None
     for start in range(0, len(turns), group):
-        part = cos_sin(rel, turns=turns[start : start + group], xp=xp, dtype=work, finish=cos_sum)[0]
+        angles = reduction(row_layout(rel, xp), turns=turns[start : start + group], xp=xp, dtype=work)
+
+        def cos_sum(rows: slice | None, angles: Reduction = angles) -> tuple[Any]:
+            """``sum_k cos(omega_k r)`` over this group's frequencies: one pipeline, run in row blocks."""
+            return (xp.sum(angles.cos_sin(rows)[0], axis=-1),)
+
+        part = in_row_blocks(cos_sum, rel, width=angles.width, xp=xp)[0]
         total = part if total is None else total + part
     inv_scales = [num_heads / (8.0 * h) for h in range(1, num_heads + 1)]
     inv = _compat.asarray(inv_scales, xp=xp, dtype=work, device=device)
     bias = (total - dim / 2)[..., None, :, :] * inv[:, None, None]
-    return xp.astype(bias, dtype)
+    return _compat.astype(bias, dtype, xp=xp)
 
 
 def kerple_bias(q_positions: Any, k_positions: Any, r1: Any, r2: Any, /, *, kind: str = "log") -> Any:
@@ -182,8 +186,8 @@ def kerple_bias(q_positions: Any, k_positions: Any, r1: Any, r2: Any, /, *, kind
     broadcast_shapes(q_positions=q.shape[:-1], k_positions=k.shape[:-1], r1=r1.shape[:-1])
     out_dtype = xp.result_type(r1.dtype, r2.dtype)
     work = _compat.compute_dtype(xp, _compat.device(r1))
-    dist = xp.astype(xp.abs(_compat.pairwise_difference(q, k)), work)[..., None, :, :]
-    a = xp.astype(r1, work)[..., :, None, None]
-    p = xp.astype(r2, work)[..., :, None, None]
+    dist = _compat.astype(xp.abs(_compat.pairwise_difference(q, k)), work, xp=xp)[..., None, :, :]
+    a = _compat.astype(r1, work, xp=xp)[..., :, None, None]
+    p = _compat.astype(r2, work, xp=xp)[..., :, None, None]
     bias = -a * (xp.log1p(p * dist) if kind == "log" else xp.pow(dist, p))
-    return xp.astype(bias, out_dtype)
+    return _compat.astype(bias, out_dtype, xp=xp)

@@ -194,10 +194,10 @@ def interpolate_table(table: Any, /, new_length: int) -> Any:
     denom = max(new_length - 1, 1)
     lower = numer // denom
     upper = xp.minimum(lower + 1, _compat.full((), rows - 1, xp=xp, dtype=idx, device=dev))
-    weight = xp.expand_dims(xp.astype(numer % denom, cdt) / denom, axis=-1)
-    values = xp.astype(table, cdt)
+    weight = xp.expand_dims(_compat.astype(numer % denom, cdt, xp=xp) / denom, axis=-1)
+    values = _compat.astype(table, cdt, xp=xp)
     out = xp.take(values, lower, axis=0) * (1 - weight) + xp.take(values, upper, axis=0) * weight
-    return xp.astype(out, table.dtype)
+    return _compat.astype(out, table.dtype, xp=xp)
 
 
 def token_positions(mask: Any, /, *, cache_length: int = 0) -> Any:
@@ -260,7 +260,7 @@ def token_positions(mask: Any, /, *, cache_length: int = 0) -> Any:
     )
     idx = _compat.index_dtype(xp)
     if xp.isdtype(mask.dtype, "integral"):  # the cast keeps zero and non-zero apart (uint64 too)
-        real = xp.astype(xp.astype(mask, idx) != 0, idx)
+        real = _compat.astype(_compat.astype(mask, idx, xp=xp) != 0, idx, xp=xp)
     else:
-        real = xp.astype(mask, idx)
+        real = _compat.astype(mask, idx, xp=xp)
     return (xp.cumulative_sum(real, axis=-1) + cache_length) * real - 1

@@ -126,10 +126,10 @@ def _angles_from_components(position_ids: Any, inv_freq: Any, components: Sequen
     work = _compat.compute_dtype(xp, _compat.device(inv_freq))
     dev = _compat.device(position_ids)
     index = _compat.asarray(list(components), xp=xp, dtype=_compat.index_dtype(xp), device=dev)
-    chosen = xp.astype(xp.take(position_ids, index, axis=0), work)  # [S, ..., L]
+    chosen = _compat.astype(xp.take(position_ids, index, axis=0), work, xp=xp)  # [S, ..., L]
     nd = chosen.ndim
     chosen = xp.permute_dims(chosen, (*range(1, nd), 0))  # [..., L, S]
-    return xp.astype(chosen * xp.astype(inv_freq, work), inv_freq.dtype)
+    return _compat.astype(chosen * xp.astype(inv_freq, work), inv_freq.dtype, xp=xp)
 
 
 def _check_ids_and_freq(position_ids: Any, inv_freq: Any, xp: Any) -> Any:

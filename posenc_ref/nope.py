@@ -166,9 +166,9 @@ def llama4_attn_scale(
     if floor_scale.is_integer():
         # floor((p + 1) / f) without forming p + 1; f beyond the dtype's max acts like its max (level 0)
         f = min(int(floor_scale), int(xp.iinfo(positions.dtype).max))
-        level = xp.astype(
-            xp.floor_divide(positions, f) + xp.floor_divide(xp.remainder(positions, f) + 1, f), work
+        level = _compat.astype(
+            xp.floor_divide(positions, f) + xp.floor_divide(xp.remainder(positions, f) + 1, f), work, xp=xp
         )
     else:
-        level = xp.floor((xp.astype(positions, work) + 1.0) / floor_scale)
-    return xp.astype(xp.log1p(level) * attn_scale + 1.0, dtype)
+        level = xp.floor((_compat.astype(positions, work, xp=xp) + 1.0) / floor_scale)
+    return _compat.astype(xp.log1p(level) * attn_scale + 1.0, dtype, xp=xp)

@@ -238,7 +238,7 @@ def shaw_index(
             )
             raise value_error("relative", rule, text(f"values from {span[0]} to {span[1]}"))
         index = (right - 1) - wide
-    return index if index.dtype == relative.dtype else xp.astype(index, relative.dtype)
+    return _compat.astype(index, relative.dtype, xp=xp)
 
 
 def _gather_rows(table: Any, index: Any, xp: Any) -> Any:
@@ -319,13 +319,13 @@ def shaw_logits(q: Any, index: Any, table: Any, /, *, k: Any = None) -> Any:
     broadcast_shapes(**leads)
     out_dtype = xp.result_type(*(a.dtype for a in (q, table, k) if a is not None))
     work = _compat.compute_dtype(xp, _compat.device(q))
-    emb = _gather_rows(xp.astype(table, work), index, xp)  # [..., Lq, Lk, D]
-    logits = xp.matmul(xp.astype(q, work)[..., None, :], _swap_last(emb, xp))[..., 0, :]
+    emb = _gather_rows(_compat.astype(table, work, xp=xp), index, xp)  # [..., Lq, Lk, D]
+    logits = xp.matmul(_compat.astype(q, work, xp=xp)[..., None, :], _swap_last(emb, xp))[..., 0, :]
     if k is not None:
         emb_by_key = xp.permute_dims(emb, (*range(emb.ndim - 3), emb.ndim - 2, emb.ndim - 3, emb.ndim - 1))
-        key_term = xp.matmul(emb_by_key, xp.astype(k, work)[..., None])[..., 0]  # [..., Lk, Lq]
+        key_term = xp.matmul(emb_by_key, _compat.astype(k, work, xp=xp)[..., None])[..., 0]  # [..., Lk, Lq]
         logits = logits + _swap_last(key_term, xp)
-    return xp.astype(logits, out_dtype)
+    return _compat.astype(logits, out_dtype, xp=xp)
 
 
 def shaw_values(weights: Any, index: Any, table: Any, /) -> Any:
@@ -368,6 +368,6 @@ def shaw_values(weights: Any, index: Any, table: Any, /) -> Any:
     broadcast_shapes(index=index.shape[:-2], weights=weights.shape[:-2])
     out_dtype = xp.result_type(weights.dtype, table.dtype)
     work = _compat.compute_dtype(xp, _compat.device(weights))
-    emb = _gather_rows(xp.astype(table, work), index, xp)  # [..., Lq, Lk, Dv]
-    out = xp.matmul(xp.astype(weights, work)[..., None, :], emb)[..., 0, :]
-    return xp.astype(out, out_dtype)
+    emb = _gather_rows(_compat.astype(table, work, xp=xp), index, xp)  # [..., Lq, Lk, Dv]
+    out = xp.matmul(_compat.astype(weights, work, xp=xp)[..., None, :], emb)[..., 0, :]
+    return _compat.astype(out, out_dtype, xp=xp)

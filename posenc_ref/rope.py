@@ -16,7 +16,9 @@ import math
 from typing import Any
 
 from . import _compat
-from ._angles import cos_sin, exp
+from ._angles import reduction
+from ._mlx_float64 import exp
+from ._row_blocks import in_row_blocks, row_layout
 from ._validate import (
     POSITION_LIMIT,
     POSITION_REASON,
@@ -69,12 +71,7 @@ def _finish_table(table: Any, factor: float, layout: str, dtype: Any, xp: Any) -
     if factor != 1.0:
         table = table * factor
     table = _expand(table, layout, xp)
-    return table if table.dtype == dtype else xp.astype(table, dtype)
-
-
-def _cast(a: Any, dtype: Any, xp: Any) -> Any:
-    """``a`` in ``dtype``, without a copy when it already is."""
-    return a if a.dtype == dtype else xp.astype(a, dtype)
+    return _compat.astype(table, dtype, xp=xp)
 
 
 def _rope_compute_dtype(freqs: RopeFrequencies, xp: Any, device: Any, requested: Any) -> Any:
@@ -185,13 +182,20 @@ def rope_cos_sin(
     dtype_c = _rope_compute_dtype(freqs, xp, device, compute_dtype)
     out_dtype = dtype_c if dtype is None else output_dtype(dtype, "dtype", xp, device)
 
-    def finish(*tables: Any) -> tuple[Any, ...]:
-        return tuple(_finish_table(t, freqs.attention_factor, layout, out_dtype, xp) for t in tables)
-
     if freqs.turns is not None:
-        return cos_sin(positions, turns=freqs.turns, xp=xp, dtype=dtype_c, finish=finish)
-    inv_freq = _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)
-    return cos_sin(positions, inv_freq=inv_freq, xp=xp, dtype=dtype_c, finish=finish)
+        angles = reduction(row_layout(positions, xp), turns=freqs.turns, xp=xp, dtype=dtype_c)
+    else:
+        inv_freq = _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)
+        angles = reduction(row_layout(positions, xp), inv_freq=inv_freq, xp=xp, dtype=dtype_c)
+
+    def tables(rows: slice | None) -> tuple[Any, ...]:
+        """The finished cos and sin tables of some positions: one pipeline, run in row blocks."""
+        return tuple(
+            _finish_table(t, freqs.attention_factor, layout, out_dtype, xp) for t in angles.cos_sin(rows)
+        )
+
+    cos, sin = in_row_blocks(tables, positions, width=angles.width, xp=xp)
+    return cos, sin
 
 
 def _check_rope_shapes(x: Any, cos: Any, sin: Any) -> int:
@@ -260,8 +264,8 @@ def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
         check_float_array(arr, name, xp, min_ndim=1)
     width = _check_rope_shapes(x, cos, sin)
     work = xp.result_type(x.dtype, cos.dtype, sin.dtype)
-    part = _cast(x[..., :width], work, xp)
-    cos, sin = _cast(cos, work, xp), _cast(sin, work, xp)
+    part = _compat.astype(x[..., :width], work, xp=xp)
+    cos, sin = _compat.astype(cos, work, xp=xp), _compat.astype(sin, work, xp=xp)
     if layout == "half":
         half = width // 2
         # HF's x * cos + rotate_half(x) * sin with rotate_half(x) = [-x2, x1]; the sign
@@ -277,7 +281,7 @@ def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
         paired_cos = xp.reshape(xp.stack([c, c], axis=-1), (*c.shape[:-1], width))
         signed_sin = xp.reshape(xp.stack([-s, s], axis=-1), (*s.shape[:-1], width))
         rotated = part * paired_cos + swapped * signed_sin
-    rotated = _cast(rotated, x.dtype, xp)
+    rotated = _compat.astype(rotated, x.dtype, xp=xp)
     if width == x.shape[-1]:
         return rotated
     return xp.concat([rotated, x[..., width:]], axis=-1)
@@ -381,6 +385,7 @@ def xpos_scale(
     log_zeta_arr = _compat.asarray(log_zeta, xp=xp, dtype=work, device=device)
     shifted = positions - offset if offset else positions  # int64: |p - c| < 2**63, no wrap
     _check_xpos_range(shifted, scale_base, max(abs(v) for v in log_zeta), out, offset, xp)
-    power = xp.astype(xp.expand_dims(shifted, axis=-1), work) / scale_base
+    power = _compat.astype(xp.expand_dims(shifted, axis=-1), work, xp=xp) / scale_base
     q_scale, k_scale = exp(power * log_zeta_arr, xp=xp), exp(-power * log_zeta_arr, xp=xp)
-    return xp.astype(_expand(q_scale, layout, xp), out), xp.astype(_expand(k_scale, layout, xp), out)
+    q_scale, k_scale = (_compat.astype(_expand(s, layout, xp), out, xp=xp) for s in (q_scale, k_scale))
+    return q_scale, k_scale

@@ -29,7 +29,8 @@ from decimal import Decimal
 from typing import Any
 
 from . import _compat, _validate
-from ._angles import PI, cos_sin, power_turns
+from ._angles import PI, power_turns, reduction
+from ._row_blocks import in_row_blocks, row_layout
 
 __all__ = ["SINUSOIDAL_CONVENTIONS", "sinusoidal"]
 
@@ -175,6 +176,7 @@ def _layout(plan: _Plan, sin: Any, cos: Any, *, xp: Any, dtype: Any) -> Any:
     lead = tuple(sin.shape[:-1])
     if plan.interleaved:
         pairs = xp.reshape(xp.stack([sin, cos], axis=-1), (*lead, 2 * len(plan.turns)))
+        # an odd dim drops the last cos column; the copy makes the table contiguous again
         table = pairs if pairs.shape[-1] == plan.dim else xp.astype(pairs[..., : plan.dim], sin.dtype)
     else:
         blocks = [sin[..., : plan.n_sin], cos[..., : plan.n_cos]]
@@ -186,7 +188,7 @@ def _layout(plan: _Plan, sin: Any, cos: Any, *, xp: Any, dtype: Any) -> Any:
         table = xp.concat(blocks, axis=-1)
     if plan.scale is not None:
         table = table * plan.scale
-    return table if table.dtype == dtype else xp.astype(table, dtype)
+    return _compat.astype(table, dtype, xp=xp)
 
 
 def _assemble(plan: _Plan, positions: Any, *, xp: Any, dtype: Any, out_dtype: Any, offset: int = 0) -> Any:
@@ -198,10 +200,14 @@ def _assemble(plan: _Plan, positions: Any, *, xp: Any, dtype: Any, out_dtype: An
         shape = (*positions.shape, plan.dim)
         return _compat.zeros(shape, xp=xp, dtype=out_dtype, device=_compat.device(positions))
 
-    def finish(cos: Any, sin: Any) -> tuple[Any]:
+    angles = reduction(row_layout(positions, xp), turns=plan.turns, xp=xp, dtype=dtype, offset=offset)
+
+    def table(rows: slice | None) -> tuple[Any]:
+        """The finished table of some positions: one pipeline, run in row blocks."""
+        cos, sin = angles.cos_sin(rows)
         return (_layout(plan, sin, cos, xp=xp, dtype=out_dtype),)
 
-    return cos_sin(positions, turns=plan.turns, xp=xp, dtype=dtype, offset=offset, finish=finish)[0]
+    return in_row_blocks(table, positions, width=angles.width, xp=xp)[0]
 
 
 def sinusoidal(

@@ -201,7 +201,7 @@ def t5_bucket(
         rule = f"small enough that bucket {num_buckets - 1} fits relative's dtype {dtype} (<= {top})"
         raise value_error("num_buckets", rule, num_buckets, hint="pass relative as int64")
     buckets = _buckets(wide, num_buckets, max_distance, bidirectional, xp)
-    return buckets if buckets.dtype == dtype else xp.astype(buckets, dtype)
+    return _compat.astype(buckets, dtype, xp=xp)
 
 
 def _buckets(relative: Any, num_buckets: int, max_distance: int, bidirectional: bool, xp: Any) -> Any:
@@ -223,7 +223,7 @@ def _count_buckets(
     top = int(xp.iinfo(dtype).max)
     relative = _compat.clip(relative, -top, top, xp=xp)  # abs(-2**63) would wrap; buckets saturate anyway
     if bidirectional:
-        offset = xp.astype(relative > 0, dtype) * half
+        offset = _compat.astype(relative > 0, dtype, xp=xp) * half
         n = xp.abs(relative)
     else:
         offset = None
@@ -232,7 +232,7 @@ def _count_buckets(
     for threshold in _thresholds(half, max_exact, max_distance):
         if threshold > top:
             break
-        count = count + xp.astype(n >= threshold, dtype)
+        count = count + _compat.astype(n >= threshold, dtype, xp=xp)
     bucket = xp.where(n < max_exact, n, count + max_exact)
     return bucket if offset is None else bucket + offset
 

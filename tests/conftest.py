@@ -2,8 +2,12 @@
 
 Each backend's id (``numpy``, ``array_api_strict``, ``mlx``, ``torch``,
 ``jax.numpy``, ``jax.numpy:x32``, ``dask.array``, ``cupy``) appears in the test
-name; a backend that is not installed is skipped with the reason.  Select a
-subset with ``POSENC_REF_BACKENDS=numpy,mlx``.  The terminal summary shows the
+name; a backend that is not installed is skipped with the reason, and a test
+that does not apply to some backends says so once, with a mark
+(``@pytest.mark.skip_xp_backend(Backend.DASK, reason=...)``, ``xp_backends``,
+``needs_float64``, ``float32_only``, ``needs_dtype``: see :data:`MARKS`).  Select a
+subset with ``POSENC_REF_BACKENDS=numpy,mlx`` (ids or aliases of
+:data:`posenc_ref.backends.BACKENDS`, the one table of backends).  The terminal summary shows the
 number of tests per backend.
 """
 
@@ -11,80 +15,111 @@ from __future__ import annotations
 
 import collections
 import enum
-import importlib
 import os
 from typing import Any
 
 import pytest
 
+from posenc_ref import backends
+from posenc_ref._compat import has_float64
 
-class Backend(enum.Enum):
-    """Array backends; the value is the test id (``module`` or ``module:tag``)."""
 
-    NUMPY = "numpy"
-    ARRAY_API_STRICT = "array_api_strict"
-    MLX = "mlx"
-    TORCH = "torch"
-    JAX = "jax.numpy"
-    JAX_X32 = "jax.numpy:x32"
-    DASK = "dask.array"
-    CUPY = "cupy"
+def _member_name(backend_id: str) -> str:
+    """``jax.numpy:x32`` -> ``JAX_X32``: the library's first module name, then the tag."""
+    module, _, tag = backend_id.partition(":")
+    return "_".join(part.upper() for part in (module.split(".")[0], tag) if part)
 
-    @property
-    def module_name(self) -> str:
-        return {
-            Backend.NUMPY: "array_api_compat.numpy",
-            Backend.ARRAY_API_STRICT: "array_api_strict",
-            Backend.MLX: "mlx.core",
-            Backend.TORCH: "array_api_compat.torch",
-            Backend.JAX: "jax.numpy",
-            Backend.JAX_X32: "jax.numpy",
-            Backend.DASK: "array_api_compat.dask.array",
-            Backend.CUPY: "array_api_compat.cupy",
-        }[self]
+
+#: Array backends, one member per row of :data:`posenc_ref.backends.BACKENDS`; the value is the test
+#: id (``module`` or ``module:tag``): ``Backend.NUMPY``, ``Backend.JAX``, ``Backend.JAX_X32``, ...
+Backend = enum.Enum("Backend", [(_member_name(b.id), b.id) for b in backends.BACKENDS])
 
 
 def _selected() -> list[Backend]:
     wanted = os.environ.get("POSENC_REF_BACKENDS")
     if not wanted:
         return list(Backend)
-    names = {w.strip() for w in wanted.split(",") if w.strip()}
-    unknown = names - {b.value for b in Backend}
-    if unknown:
-        msg = (
-            f"POSENC_REF_BACKENDS must name backends from {[b.value for b in Backend]}; got {sorted(unknown)}"
-        )
-        raise pytest.UsageError(msg)
-    return [b for b in Backend if b.value in names]
+    try:
+        ids = {backends.resolve(w.strip()).id for w in wanted.split(",") if w.strip()}
+    except (TypeError, ValueError) as exc:
+        msg = f"POSENC_REF_BACKENDS: {exc}"
+        raise pytest.UsageError(msg) from exc
+    return [b for b in Backend if b.value in ids]
 
 
 def _import_backend(backend: Backend) -> Any:
     try:
-        if backend is Backend.CUPY:
-            import cupy
-
-            cupy.cuda.runtime.getDeviceCount()
-        xp = importlib.import_module(backend.module_name)
+        return backends.namespace(backend.value)
     except Exception as exc:
         pytest.skip(f"backend {backend.value} is not available: {type(exc).__name__}: {exc}".splitlines()[0])
-    if backend in (Backend.JAX, Backend.JAX_X32):
-        import jax
 
-        jax.config.update("jax_enable_x64", backend is Backend.JAX)
-        jax.config.update("jax_default_matmul_precision", "highest")
-    return xp
+
+# --- backend skips, declared once per test as marks (array-api-extra's skip_xp_backend) ----------------
+
+MARKS = {
+    "skip_xp_backend": "skip_xp_backend(*backends, reason): skip the test on these Backend members",
+    "xp_backends": "xp_backends(*backends, reason): run the test on these Backend members only",
+    "needs_float64": "needs_float64: skip where the backend has no float64 here (MLX on a GPU, JAX x32)",
+    "float32_only": "float32_only: run only where the backend has no float64 (what happens without it)",
+    "needs_dtype": "needs_dtype(name): skip where the namespace has no dtype of that name",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in MARKS.values():
+        config.addinivalue_line("markers", line)
+
+
+def _marked_backends(mark: pytest.Mark) -> set[Backend]:
+    """The Backend members of a skip_xp_backend/xp_backends mark; a TypeError when it is misused."""
+    if not mark.args or not all(isinstance(b, Backend) for b in mark.args) or not mark.kwargs.get("reason"):
+        msg = f"{mark.name} takes Backend members and reason=...; got {mark.args!r}, {mark.kwargs!r}"
+        raise TypeError(msg)
+    return set(mark.args)
+
+
+def _skip_by_backend(node: pytest.Item, library: Backend) -> None:
+    for mark in node.iter_markers("skip_xp_backend"):
+        if library in _marked_backends(mark):
+            pytest.skip(f"{library.value}: {mark.kwargs['reason']}")
+    for mark in node.iter_markers("xp_backends"):
+        if library not in _marked_backends(mark):
+            pytest.skip(f"{library.value}: {mark.kwargs['reason']}")
+
+
+def _skip_by_capability(node: pytest.Item, library: Backend, xp: Any) -> None:
+    float64 = has_float64(xp)
+    if node.get_closest_marker("needs_float64") and not float64:
+        pytest.skip(f"{library.value} has no float64 here")
+    if node.get_closest_marker("float32_only") and float64:
+        pytest.skip(f"{library.value} has float64: the float32-only behaviour is not reachable")
+    for mark in node.iter_markers("needs_dtype"):
+        if getattr(xp, mark.args[0], None) is None:
+            pytest.skip(f"{library.value} has no {mark.args[0]}")
+
+
+#: Marks many tests share.
+UNREAD_ON_DASK = pytest.mark.skip_xp_backend(
+    Backend.DASK, reason="values are not known without computing (checks of values skipped by design)"
+)
+JAX_ONLY = pytest.mark.xp_backends(Backend.JAX, Backend.JAX_X32, reason="jax.jit applies to JAX only")
+#: ``float64`` as a parameter value, skipped where the backend has none.
+FLOAT64 = pytest.param("float64", marks=pytest.mark.needs_float64)
 
 
 @pytest.fixture(params=_selected(), ids=lambda b: b.value)
 def library(request: pytest.FixtureRequest) -> Backend:
-    """The Backend enum member under test."""
+    """The Backend enum member under test (skip_xp_backend / xp_backends marks applied)."""
+    _skip_by_backend(request.node, request.param)
     return request.param
 
 
 @pytest.fixture
-def xp(library: Backend) -> Any:
-    """The array namespace under test (skipped, with a reason, when absent)."""
-    return _import_backend(library)
+def xp(request: pytest.FixtureRequest, library: Backend) -> Any:
+    """The array namespace under test (skipped, with a reason, when absent; capability marks applied)."""
+    namespace = _import_backend(library)
+    _skip_by_capability(request.node, library, namespace)
+    return namespace
 
 
 @pytest.fixture

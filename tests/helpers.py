@@ -15,9 +15,41 @@ import numpy as np
 
 from posenc_ref import _compat
 
-__all__ = ["assert_close", "assert_equal", "float_tolerance", "load_script", "to_numpy"]
+__all__ = [
+    "assert_close",
+    "assert_equal",
+    "float_dtype",
+    "float_tolerance",
+    "floats",
+    "ints",
+    "load_script",
+    "to_numpy",
+]
 
 to_numpy = _compat.to_numpy
+
+
+def ints(xp: Any, values: Any, device: Any = None, dtype: Any = None) -> Any:
+    """Positions (or any integers) on ``xp``: the index dtype (int64; int32 on JAX without x64) by default."""
+    if _compat.is_mlx_namespace(xp):
+        values = np.asarray(values)  # MLX takes NumPy arrays, but not NumPy scalars inside a list
+    elif isinstance(values, np.ndarray):
+        values = values.tolist()
+    return _compat.asarray(
+        values, xp=xp, dtype=_compat.index_dtype(xp) if dtype is None else dtype, device=device
+    )
+
+
+def float_dtype(xp: Any, device: Any = None) -> Any:
+    """The widest float dtype ``xp`` has here: float64, else float32 (MLX on a GPU, JAX without x64)."""
+    return _compat.compute_dtype(xp, device)
+
+
+def floats(xp: Any, values: Any, device: Any = None, dtype: Any = None) -> Any:
+    """Real values on ``xp``, in :func:`float_dtype` by default."""
+    return _compat.asarray(
+        values, xp=xp, dtype=float_dtype(xp, device) if dtype is None else dtype, device=device
+    )
 
 
 def float_tolerance(xp: Any, dtype: Any) -> dict[str, float]:

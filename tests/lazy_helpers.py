@@ -7,7 +7,14 @@ from typing import Any
 
 import pytest
 
-__all__ = ["run_lazily"]
+from tests.conftest import Backend
+
+__all__ = ["LAZY_BACKENDS", "run_lazily"]
+
+#: The mark of a test that runs a function lazily: eager backends have nothing lazy to check.
+LAZY_BACKENDS = pytest.mark.xp_backends(
+    Backend.JAX, Backend.JAX_X32, Backend.DASK, reason="eager backend: nothing lazy to check"
+)
 
 
 def _refuse_compute(*args: Any, **kwargs: Any) -> Any:
@@ -16,7 +23,7 @@ def _refuse_compute(*args: Any, **kwargs: Any) -> Any:
 
 
 def run_lazily(library: Any, fn: Callable[..., Any], *arrays: Any) -> Any:
-    """``fn(*arrays)`` jitted (JAX) or built without any compute (Dask); skips other backends."""
+    """``fn(*arrays)`` jitted (JAX) or built without any compute (Dask): for tests marked LAZY_BACKENDS."""
     name = library.value
     if name.startswith("jax.numpy"):
         import jax
@@ -27,5 +34,5 @@ def run_lazily(library: Any, fn: Callable[..., Any], *arrays: Any) -> Any:
 
         with dask.config.set(scheduler=_refuse_compute):
             return fn(*arrays)
-    pytest.skip(f"{name} is eager: nothing lazy to check")
-    return None
+    msg = f"run_lazily on the eager backend {name}: mark the test with LAZY_BACKENDS"
+    raise TypeError(msg)

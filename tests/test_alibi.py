@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from posenc_ref import ALIBI_FORMS, _compat, alibi_bias, alibi_slopes, attention, causal_mask
-from tests.helpers import assert_close, to_numpy
-from tests.lazy_helpers import run_lazily
+from tests.helpers import assert_close, ints, to_numpy
+from tests.lazy_helpers import LAZY_BACKENDS, run_lazily
 
 # --- independent expectations ---------------------------------------------------------------------
 
@@ -43,10 +43,6 @@ def mpt_slopes(n, alibi_bias_max=8.0):
     if p != n:
         slopes = (slopes[1::2] + slopes[0::2])[:n]
     return slopes
-
-
-def ints(xp, values, device=None):
-    return _compat.asarray(values, xp=xp, dtype=_compat.index_dtype(xp), device=device)
 
 
 HEADS = [*range(1, 9), 12, 16, 20, 24, 40, 112]
@@ -233,6 +229,7 @@ class TestAlibiBias:
             alibi_bias(pos, pos, xp.asarray(0.5))
 
 
+@LAZY_BACKENDS
 def test_lazy_backends(xp, library):
     slopes = alibi_slopes(3, xp=xp)
     q, k = list(range(5)), list(range(8))

@@ -8,14 +8,8 @@ import numpy as np
 import pytest
 
 from posenc_ref import _compat, attention
-from tests.helpers import assert_close, to_numpy
-from tests.lazy_helpers import run_lazily
-
-
-def floats(xp, values, device=None, dtype=None):
-    return _compat.asarray(
-        values, xp=xp, dtype=_compat.compute_dtype(xp) if dtype is None else dtype, device=device
-    )
+from tests.helpers import assert_close, floats, to_numpy
+from tests.lazy_helpers import LAZY_BACKENDS, run_lazily
 
 
 def wide_tol(xp):
@@ -193,6 +187,7 @@ class TestAttention:
             attention(args["q"], args["k"], args["v"], **kwargs)
 
 
+@LAZY_BACKENDS
 def test_lazy_backends(xp, library):
     q, k, v = _qkv(seed=12, shape_q=(2, 4, 5))
     mask = np.tril(np.ones((4, 6), dtype=bool), k=2)

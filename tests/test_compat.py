@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -89,3 +91,22 @@ def test_to_numpy_roundtrip(xp, device):
     out = to_numpy(x)
     assert isinstance(out, np.ndarray)
     np.testing.assert_array_equal(out, [1.0, -2.0])
+
+
+class TestAstype:
+    def test_same_dtype_is_the_same_array(self, xp):
+        x = xp.asarray([1.0, 2.0], dtype=xp.float32)
+        assert _compat.astype(x, xp.float32, xp=xp) is x
+
+    def test_other_dtype_is_cast(self, xp):
+        x = xp.asarray([1, 2], dtype=xp.int32)
+        assert_equal(_compat.astype(x, xp.float32, xp=xp), [1.0, 2.0], xp=xp, dtype=xp.float32)
+
+
+def test_all_lists_every_public_function():
+    public = {
+        name
+        for name, obj in vars(_compat).items()
+        if inspect.isfunction(obj) and not name.startswith("_") and obj.__module__ == _compat.__name__
+    }
+    assert public == set(_compat.__all__)

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 import posenc_ref as pr
 from posenc_ref import _compat
+from tests.helpers import floats, ints
 
 #: Random pairs per function and backend (plus the exhaustive single-argument sweep): the file runs in
 #: about 15 s on numpy + array_api_strict.
@@ -35,20 +36,12 @@ EXAMPLES = 40
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z_0-9]*)")
 
 
-def _ints(xp: Any, values: Any, dtype: Any = None) -> Any:
-    return _compat.asarray(values, xp=xp, dtype=_compat.index_dtype(xp) if dtype is None else dtype)
-
-
-def _floats(xp: Any, values: Any) -> Any:
-    return _compat.asarray(values, xp=xp, dtype=_compat.compute_dtype(xp))
-
-
 def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
     """A valid call of every public function: (callable, arguments by parameter name)."""
-    pos, keys = _ints(xp, [0, 1, 2]), _ints(xp, [0, 1, 2, 3])
+    pos, keys = ints(xp, [0, 1, 2]), ints(xp, [0, 1, 2, 3])
     freqs = pr.rope_frequencies(8, xp=xp)
-    cos, sin = pr.rope_cos_sin(_ints(xp, [0, 1]), freqs)
-    index = _ints(xp, [[0, 1, 2, 4], [4, 3, 2, 1], [0, 0, 1, 1]])
+    cos, sin = pr.rope_cos_sin(ints(xp, [0, 1]), freqs)
+    index = ints(xp, [[0, 1, 2, 4], [4, 3, 2, 1], [0, 0, 1, 1]])
     yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
     hf = {
         "hidden_size": 64,
@@ -70,9 +63,9 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         ),
         "learned": (
             pr.learned,
-            {"table": _floats(xp, np.ones((4, 3))), "positions": pos, "offset": "plain", "padding_idx": None},
+            {"table": floats(xp, np.ones((4, 3))), "positions": pos, "offset": "plain", "padding_idx": None},
         ),
-        "interpolate_table": (pr.interpolate_table, {"table": _floats(xp, np.ones((4, 3))), "new_length": 6}),
+        "interpolate_table": (pr.interpolate_table, {"table": floats(xp, np.ones((4, 3))), "new_length": 6}),
         "token_positions": (pr.token_positions, {"mask": pos != 1, "cache_length": 0}),
         "rope_frequencies": (
             pr.rope_frequencies,
@@ -84,7 +77,7 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         ),
         "apply_rope": (
             pr.apply_rope,
-            {"x": _floats(xp, np.ones((2, 8))), "cos": cos, "sin": sin, "layout": "half"},
+            {"x": floats(xp, np.ones((2, 8))), "cos": cos, "sin": sin, "layout": "half"},
         ),
         "xpos_scale": (
             pr.xpos_scale,
@@ -100,15 +93,15 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         "shaw_logits": (
             pr.shaw_logits,
             {
-                "q": _floats(xp, np.ones((3, 2))),
+                "q": floats(xp, np.ones((3, 2))),
                 "index": index,
-                "table": _floats(xp, np.ones((5, 2))),
-                "k": _floats(xp, np.ones((4, 2))),
+                "table": floats(xp, np.ones((5, 2))),
+                "k": floats(xp, np.ones((4, 2))),
             },
         ),
         "shaw_values": (
             pr.shaw_values,
-            {"weights": _floats(xp, np.ones((3, 4))), "index": index, "table": _floats(xp, np.ones((5, 2)))},
+            {"weights": floats(xp, np.ones((3, 4))), "index": index, "table": floats(xp, np.ones((5, 2)))},
         ),
         "t5_bucket": (
             pr.t5_bucket,
@@ -128,7 +121,7 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
             {
                 "q_positions": pos,
                 "k_positions": keys,
-                "table": _floats(xp, np.ones((32, 2))),
+                "table": floats(xp, np.ones((32, 2))),
                 "bidirectional": True,
                 "max_distance": 128,
             },
@@ -144,11 +137,11 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         "attention": (
             pr.attention,
             {
-                "q": _floats(xp, np.ones((2, 3, 4))),
-                "k": _floats(xp, np.ones((2, 5, 4))),
-                "v": _floats(xp, np.ones((2, 5, 2))),
-                "bias": _floats(xp, np.zeros((3, 5))),
-                "mask": _ints(xp, np.tril(np.ones((3, 5), dtype=np.int64))) == 1,
+                "q": floats(xp, np.ones((2, 3, 4))),
+                "k": floats(xp, np.ones((2, 5, 4))),
+                "v": floats(xp, np.ones((2, 5, 2))),
+                "bias": floats(xp, np.zeros((3, 5))),
+                "mask": ints(xp, np.tril(np.ones((3, 5), dtype=np.int64))) == 1,
                 "scale": None,
                 "return_weights": False,
             },
@@ -158,8 +151,8 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
             {
                 "q_positions": pos,
                 "k_positions": keys,
-                "r1": _floats(xp, [0.5, 1.0]),
-                "r2": _floats(xp, [0.3, 0.9]),
+                "r1": floats(xp, [0.5, 1.0]),
+                "r2": floats(xp, [0.3, 0.9]),
                 "kind": "log",
             },
         ),
@@ -190,14 +183,14 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
             pr.mrope_angles,
             {
                 "position_ids": pr.mrope_position_ids([3], xp=xp),
-                "inv_freq": _floats(xp, [1.0, 0.5, 0.25, 0.125]),
+                "inv_freq": floats(xp, [1.0, 0.5, 0.25, 0.125]),
                 "mrope_section": (2, 1, 1),
                 "layout": "chunked",
             },
         ),
         "axial_angles": (
             pr.axial_angles,
-            {"position_ids": pr.vision_position_ids(1, 2, 2, xp=xp), "inv_freq": _floats(xp, [1.0, 0.5])},
+            {"position_ids": pr.vision_position_ids(1, 2, 2, xp=xp), "inv_freq": floats(xp, [1.0, 0.5])},
         ),
         "mrope_position_ids": (
             pr.mrope_position_ids,
@@ -219,7 +212,7 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         ),
         "RopeFrequencies": (
             pr.RopeFrequencies,
-            {"inv_freq": _floats(xp, [1.0, 0.1]), "attention_factor": 1.0, "turns": None},
+            {"inv_freq": floats(xp, [1.0, 0.1]), "attention_factor": 1.0, "turns": None},
         ),
         "RopeConfig": (
             pr.RopeConfig,
@@ -281,23 +274,23 @@ def _hostile(xp: Any) -> list[Any]:
         np.float32,
         "cpu",
         "bogus",
-        _ints(xp, [127, -128], xp.int8),
-        _ints(xp, [0, 255], xp.uint8),
-        _ints(xp, [[1, 0], [0, 2]], xp.uint8),
-        _ints(xp, [top, 0]),
-        _ints(xp, [-top]),
-        _ints(xp, 3),
-        _ints(xp, np.zeros((0,), dtype=np.int64)),
-        _ints(xp, np.ones((2, 2, 2), dtype=np.int64)),
-        _ints(xp, [[0, 1, 2, 3]] * 3),
-        _floats(xp, [math.nan, 1.0]),
-        _floats(xp, [-1.0, 2.0]),
-        _floats(xp, 0.5),
-        _floats(xp, np.zeros((0, 4))),
-        _floats(xp, np.ones((2, 3, 4))),
-        _floats(xp, np.ones((3, 4))),
+        ints(xp, [127, -128], dtype=xp.int8),
+        ints(xp, [0, 255], dtype=xp.uint8),
+        ints(xp, [[1, 0], [0, 2]], dtype=xp.uint8),
+        ints(xp, [top, 0]),
+        ints(xp, [-top]),
+        ints(xp, 3),
+        ints(xp, np.zeros((0,), dtype=np.int64)),
+        ints(xp, np.ones((2, 2, 2), dtype=np.int64)),
+        ints(xp, [[0, 1, 2, 3]] * 3),
+        floats(xp, [math.nan, 1.0]),
+        floats(xp, [-1.0, 2.0]),
+        floats(xp, 0.5),
+        floats(xp, np.zeros((0, 4))),
+        floats(xp, np.ones((2, 3, 4))),
+        floats(xp, np.ones((3, 4))),
         _compat.asarray([1.0, 2.0], xp=xp, dtype=xp.float32),
-        _ints(xp, [1, 0]) == 1,
+        ints(xp, [1, 0]) == 1,
         foreign.asarray([0, 1]),
         foreign.asarray([1.0, 0.5]),
     ]
@@ -324,7 +317,7 @@ def _hostile(xp: Any) -> list[Any]:
         [1.0, -1.0],
     ]
     if hasattr(xp, "uint64"):
-        values.append(_ints(xp, np.asarray([2**64 - 1, 0], dtype=np.uint64), xp.uint64))
+        values.append(ints(xp, np.asarray([2**64 - 1, 0], dtype=np.uint64), dtype=xp.uint64))
     if hasattr(xp, "float16"):
         values += [xp.float16, _compat.asarray([1.0, 0.5], xp=xp, dtype=xp.float16)]
     return values

@@ -17,6 +17,7 @@ import pytest
 import posenc_ref as pr
 from posenc_ref import _compat
 from posenc_ref_conformance.oracle import t5 as t5_oracle
+from tests.conftest import UNREAD_ON_DASK, Backend
 from tests.helpers import assert_close, assert_equal, to_numpy
 
 #: Query and key positions whose differences wrap in their own dtype.
@@ -36,10 +37,12 @@ SMALL = (
 )  # distances below 2**17: float64 cos/log1p formulas are exact enough
 
 
+#: The wrapping dtypes as parameters, each skipped where the namespace lacks it.
+WRAPPING_DTYPES = [pytest.param(name, marks=pytest.mark.needs_dtype(name)) for name in WRAPPING]
+
+
 def _pair(xp: Any, name: str) -> tuple[Any, Any, list[int], list[int]]:
-    dtype = getattr(xp, name, None)
-    if dtype is None:
-        pytest.skip(f"{xp.__name__} has no {name}")
+    dtype = getattr(xp, name)  # present: the parameters carry needs_dtype marks
     q, k = WRAPPING[name]
     as_array = lambda v: _compat.asarray(np.asarray(v, dtype=name), xp=xp, dtype=dtype)  # noqa: E731
     return as_array(q), as_array(k), q, k
@@ -53,12 +56,12 @@ class TestPositionsDoNotWrap:
     """Probes on main: alibi_bias(uint8 0..2) gave +0.996 for -0.0039; relative_positions(uint32) gave
     4294967295 for -1; int8/int16/int32 wrapped likewise in every bias builder and windowed mask."""
 
-    @pytest.mark.parametrize("dtype", list(WRAPPING))
+    @pytest.mark.parametrize("dtype", WRAPPING_DTYPES)
     def test_relative_positions(self, xp: Any, dtype: str) -> None:
         q, k, hq, hk = _pair(xp, dtype)
         assert_equal(pr.relative_positions(q, k), _differences(hq, hk), xp=xp, dtype=_compat.index_dtype(xp))
 
-    @pytest.mark.parametrize("dtype", list(WRAPPING))
+    @pytest.mark.parametrize("dtype", WRAPPING_DTYPES)
     @pytest.mark.parametrize("form", pr.ALIBI_FORMS)
     def test_alibi_bias(self, xp: Any, dtype: str, form: str) -> None:
         q, k, hq, hk = _pair(xp, dtype)
@@ -71,7 +74,7 @@ class TestPositionsDoNotWrap:
         expected = m[:, None, None] * distance.astype(np.float64)[None]
         assert_close(pr.alibi_bias(q, k, slopes, form=form), expected, xp=xp, rtol=2**-52, atol=0)
 
-    @pytest.mark.parametrize("dtype", list(WRAPPING))
+    @pytest.mark.parametrize("dtype", WRAPPING_DTYPES)
     def test_t5_bias(self, xp: Any, dtype: str) -> None:
         q, k, hq, hk = _pair(xp, dtype)
         table = np.arange(64, dtype=np.float64).reshape(32, 2)
@@ -82,7 +85,7 @@ class TestPositionsDoNotWrap:
         )
         assert_equal(bias, np.moveaxis(table[buckets], -1, 0), xp=xp)
 
-    @pytest.mark.parametrize("dtype", list(WRAPPING))
+    @pytest.mark.parametrize("dtype", WRAPPING_DTYPES)
     def test_windowed_causal_mask(self, xp: Any, dtype: str) -> None:
         q, k, hq, hk = _pair(xp, dtype)
         d = _differences(hq, hk)
@@ -119,10 +122,9 @@ class TestPositionsDoNotWrap:
         expected = [math.log(math.floor((p + 1) / 10) + 1) * 0.1 + 1 for p in (0, 9, 127)]
         assert_close(pr.llama4_attn_scale(positions, floor_scale=10), expected, xp=xp)
 
-    def test_positions_beyond_2_62_are_refused(self, xp: Any, library: Any) -> None:
+    @UNREAD_ON_DASK
+    def test_positions_beyond_2_62_are_refused(self, xp: Any) -> None:
         big = _compat.asarray([0, 2**62], xp=xp, dtype=_compat.index_dtype(xp))
-        if not _compat.values_known(big):
-            pytest.skip(f"{library.value}: values are not known without computing (check skipped by design)")
         with pytest.raises(ValueError, match=r"^k_positions must be positions with \|p\| < 2\*\*62"):
             pr.relative_positions(big[:1], big)
 
@@ -162,9 +164,8 @@ class TestNamespacesAndDtypes:
             with pytest.raises(TypeError, match=r"^xp must be an array namespace"):
                 call()
 
-    def test_a_bad_device_names_the_parameter(self, xp: Any, library: Any) -> None:
-        if library.value == "mlx":
-            pytest.skip("mlx: device= is ignored (MLX arrays have no device)")
+    @pytest.mark.skip_xp_backend(Backend.MLX, reason="device= is ignored (MLX arrays have no device)")
+    def test_a_bad_device_names_the_parameter(self, xp: Any) -> None:
         with pytest.raises(ValueError, match=r"^device must be a device of"):
             pr.alibi_slopes(4, xp=xp, device="no-such-device")
 

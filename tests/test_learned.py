@@ -10,14 +10,11 @@ import numpy as np
 import pytest
 
 from posenc_ref import LEARNED_OFFSETS, _compat, interpolate_table, learned, token_positions
-from tests.helpers import assert_close, assert_equal
+from tests.conftest import FLOAT64, UNREAD_ON_DASK
+from tests.helpers import assert_close, assert_equal, ints
 
 ROWS, DIM = 10, 3
 HOST_TABLE = np.arange(ROWS * DIM, dtype=np.float64).reshape(ROWS, DIM) / 8 - 1  # exact in float32
-
-
-def ints(xp, values, device=None):
-    return _compat.asarray(values, xp=xp, dtype=_compat.index_dtype(xp), device=device)
 
 
 def floats(xp, values, dtype_name="float64", device=None):
@@ -52,10 +49,8 @@ class TestLearned:
         out = learned(floats(xp, HOST_TABLE), ints(xp, positions))
         assert_equal(out, HOST_TABLE[positions], xp=xp)
 
-    @pytest.mark.parametrize("dtype_name", ["float32", "float64", "int32"])
+    @pytest.mark.parametrize("dtype_name", ["float32", FLOAT64, "int32"])
     def test_dtype_and_device_follow_the_table(self, xp, device, dtype_name):
-        if dtype_name == "float64" and not _compat.has_float64(xp):
-            pytest.skip("no float64 on this backend")
         dtype = getattr(xp, dtype_name)
         table = _compat.asarray(HOST_TABLE * 8, xp=xp, dtype=dtype, device=device)
         out = learned(table, ints(xp, [3, 0], device=device), offset="opt")
@@ -74,9 +69,8 @@ class TestLearned:
             ("plain", [-1, 2], r"in \[0, 9\] .*got a minimum of -1$"),
         ],
     )
-    def test_position_outside_the_table(self, xp, library, offset, positions, pattern):
-        if library.value == "dask.array":
-            pytest.skip("positions of a Dask array are not read (lazy)")
+    @UNREAD_ON_DASK
+    def test_position_outside_the_table(self, xp, offset, positions, pattern):
         with pytest.raises(ValueError, match=r"^positions must be in") as info:
             learned(floats(xp, HOST_TABLE), ints(xp, positions), offset=offset)
         assert info.match(pattern)

@@ -14,8 +14,8 @@ from posenc_ref import (
     mrope_slot_components,
     vision_position_ids,
 )
-from tests.helpers import assert_close, assert_equal, to_numpy
-from tests.lazy_helpers import run_lazily
+from tests.helpers import assert_close, assert_equal, floats, to_numpy
+from tests.lazy_helpers import LAZY_BACKENDS, run_lazily
 
 # --- independent expectations: HF's procedures replayed with NumPy / plain Python -----------------
 
@@ -74,12 +74,6 @@ def hf_vision_ids(t, h, w, m):
         .ravel()
     )
     return np.tile(np.stack([hpos, wpos]), (1, t))
-
-
-def floats(xp, values, device=None, dtype=None):
-    return _compat.asarray(
-        values, xp=xp, dtype=_compat.compute_dtype(xp) if dtype is None else dtype, device=device
-    )
 
 
 class TestMropeSlotComponents:
@@ -206,6 +200,7 @@ class TestAxialAngles:
             axial_angles(vision_position_ids(1, 2, 2, xp=xp)[0, ...], floats(xp, [1.0]))
 
 
+@LAZY_BACKENDS
 def test_lazy_backends(xp, library):
     ids = hf_rope_index([2, (1, 2, 3)])
     inv = [1.0, 0.5, 0.25, 0.125]

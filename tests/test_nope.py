@@ -8,14 +8,8 @@ import numpy as np
 import pytest
 
 from posenc_ref import _compat, attention, causal_mask, llama4_attn_scale
-from tests.helpers import assert_close, assert_equal, to_numpy
-from tests.lazy_helpers import run_lazily
-
-
-def ints(xp, values, device=None, dtype=None):
-    return _compat.asarray(
-        values, xp=xp, dtype=_compat.index_dtype(xp) if dtype is None else dtype, device=device
-    )
+from tests.helpers import assert_close, assert_equal, ints, to_numpy
+from tests.lazy_helpers import LAZY_BACKENDS, run_lazily
 
 
 def expected_mask(q, k, window=None, chunk=None):
@@ -124,6 +118,7 @@ class TestLlama4AttnScale:
                 llama4_attn_scale(pos)
 
 
+@LAZY_BACKENDS
 def test_lazy_backends(xp, library):
     q, k = list(range(3, 9)), list(range(9))
     out = run_lazily(

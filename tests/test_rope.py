@@ -9,9 +9,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from posenc_ref import RopeFrequencies, _compat, apply_rope, rope_cos_sin, rope_frequencies, xpos_scale
-from posenc_ref._compat import has_float64, index_dtype
-from tests.helpers import assert_close, assert_equal, to_numpy
+from posenc_ref import RopeFrequencies, apply_rope, rope_cos_sin, rope_frequencies, xpos_scale
+from posenc_ref._compat import has_float64
+from tests.conftest import FLOAT64, JAX_ONLY, UNREAD_ON_DASK
+from tests.helpers import assert_close, assert_equal, float_dtype, ints, to_numpy
 
 DPS = 50
 RNG = np.random.default_rng(20240603)
@@ -53,16 +54,6 @@ def pairs(table: Any, layout: str = "half") -> np.ndarray:
     return host[..., : host.shape[-1] // 2] if layout == "half" else host[..., 0::2]
 
 
-def positions_array(xp: Any, values: Any, device: Any = None) -> Any:
-    return xp.asarray(
-        np.asarray(values).tolist(), dtype=index_dtype(xp), **({"device": device} if device else {})
-    )
-
-
-def float_dtype(xp: Any) -> Any:
-    return xp.float64 if has_float64(xp) else xp.float32
-
-
 def expand(pair_values: np.ndarray, layout: str) -> np.ndarray:
     if layout == "half":
         return np.concatenate([pair_values, pair_values], axis=-1)
@@ -90,18 +81,17 @@ class TestRopeCosSin:
     def test_values_any_shape(self, xp: Any, device: Any, layout: str) -> None:
         values = [[[0, 1, 2]], [[7, 100, 5000]]]  # (2, 1, 3): per-batch rows with KV-cache offsets
         freqs = rope_frequencies(8, xp=xp, device=device)
-        cos, sin = rope_cos_sin(positions_array(xp, values, device), freqs, layout=layout)
+        cos, sin = rope_cos_sin(ints(xp, values, device), freqs, layout=layout)
         flat = tuple(np.ravel(values).tolist())
         c, s = default_table(10000.0, flat, dim=8)
         shape = (2, 1, 3, 8)
         assert_close(cos, expand(c, layout).reshape(shape), xp=xp, dtype=float_dtype(xp), device=device)
         assert_close(sin, expand(s, layout).reshape(shape), xp=xp, dtype=float_dtype(xp), device=device)
 
+    @pytest.mark.needs_float64
     @pytest.mark.parametrize("base", [1e4, 5e5, 1e6, 1e7])
     def test_float64_within_4_ulp_up_to_2_24(self, xp: Any, base: float) -> None:
-        if not has_float64(xp):
-            pytest.skip("no float64 on this backend")
-        cos, sin = rope_cos_sin(positions_array(xp, P64), rope_frequencies(DIM, base=base, xp=xp))
+        cos, sin = rope_cos_sin(ints(xp, P64), rope_frequencies(DIM, base=base, xp=xp))
         c, s = default_table(base, P64)
         assert cos.dtype == xp.float64
         assert max_ulp(pairs(cos), c) <= 4
@@ -110,7 +100,7 @@ class TestRopeCosSin:
     @pytest.mark.parametrize("base", [1e4, 1e6, 1e7])
     @pytest.mark.parametrize("where", ["frequencies", "tables"])
     def test_float32_within_2e6_up_to_2_20(self, xp: Any, base: float, where: str) -> None:
-        positions = positions_array(xp, P32)
+        positions = ints(xp, P32)
         if where == "frequencies":
             freqs = rope_frequencies(DIM, base=base, compute_dtype=xp.float32, xp=xp)
             cos, sin = rope_cos_sin(positions, freqs)
@@ -128,16 +118,15 @@ class TestRopeCosSin:
         far = (2**30 + 7, 2**31 - 1)
         c, s = default_table(1e6, far)
         freqs = rope_frequencies(DIM, base=1e6, xp=xp)
-        cos, sin = rope_cos_sin(positions_array(xp, far), freqs, compute_dtype=xp.float32)
+        cos, sin = rope_cos_sin(ints(xp, far), freqs, compute_dtype=xp.float32)
         assert np.max(np.abs(pairs(cos) - c)) <= 2e-6 and np.max(np.abs(pairs(sin) - s)) <= 2e-6
         if has_float64(xp):
-            cos, sin = rope_cos_sin(positions_array(xp, far), freqs)
+            cos, sin = rope_cos_sin(ints(xp, far), freqs)
             assert max_ulp(pairs(cos), c) <= 4 and max_ulp(pairs(sin), s) <= 4
 
+    @pytest.mark.float32_only
     def test_float32_only_backends_default_to_float32(self, xp: Any) -> None:
-        if has_float64(xp):
-            pytest.skip("this backend has float64")
-        cos, sin = rope_cos_sin(positions_array(xp, P32), rope_frequencies(DIM, base=1e7, xp=xp))
+        cos, sin = rope_cos_sin(ints(xp, P32), rope_frequencies(DIM, base=1e7, xp=xp))
         assert cos.dtype == xp.float32
         c, s = default_table(1e7, P32)
         assert np.max(np.abs(pairs(cos) - c)) <= 2e-6 and np.max(np.abs(pairs(sin) - s)) <= 2e-6
@@ -145,7 +134,7 @@ class TestRopeCosSin:
     def test_naive_float32_product_fails(self, xp: Any) -> None:
         # The check above has teeth: cos(float32(m) * float32(theta)) misses by far more than 2e-6.
         thetas = mp_thetas(DIM, 1e4)
-        angle = xp.astype(xp.expand_dims(positions_array(xp, P32), axis=-1), xp.float32) * xp.asarray(
+        angle = xp.astype(xp.expand_dims(ints(xp, P32), axis=-1), xp.float32) * xp.asarray(
             [float(t) for t in thetas], dtype=xp.float32
         )
         c, _ = default_table(1e4, P32)
@@ -157,10 +146,10 @@ class TestRopeCosSin:
         exact = tuple(mpmath.mpf(float(t)) for t in thetas32)
         freqs = RopeFrequencies(xp.asarray(thetas32.astype(np.float64).tolist(), dtype=float_dtype(xp)))
         if has_float64(xp):
-            cos, sin = rope_cos_sin(positions_array(xp, P64), freqs)
+            cos, sin = rope_cos_sin(ints(xp, P64), freqs)
             c, s = mp_table(exact, P64)
             assert max_ulp(pairs(cos), c) <= 4 and max_ulp(pairs(sin), s) <= 4
-        cos, sin = rope_cos_sin(positions_array(xp, P32), freqs, compute_dtype=xp.float32)
+        cos, sin = rope_cos_sin(ints(xp, P32), freqs, compute_dtype=xp.float32)
         c, s = mp_table(exact, P32)
         assert np.max(np.abs(pairs(cos) - c)) <= 2e-6 and np.max(np.abs(pairs(sin) - s)) <= 2e-6
 
@@ -173,7 +162,7 @@ class TestRopeCosSin:
         }
         freqs = rope_frequencies(DIM, base=150000.0, scaling=scaling, xp=xp)
         plain = RopeFrequencies(freqs.inv_freq, 1.0, freqs.turns)
-        positions = positions_array(xp, [0, 5, 4096, 2**20])
+        positions = ints(xp, [0, 5, 4096, 2**20])
         cos, sin = rope_cos_sin(positions, freqs)
         cos1, sin1 = rope_cos_sin(positions, plain)
         factor = 0.1 * np.log(32.0) + 1  # YaRN's sqrt(1/t) = 0.1 ln(s) + 1
@@ -182,34 +171,31 @@ class TestRopeCosSin:
 
     def test_decoding_steps_match_prefill(self, xp: Any, device: Any) -> None:
         freqs = rope_frequencies(16, base=1e6, xp=xp, device=device)
-        full_cos, full_sin = rope_cos_sin(positions_array(xp, np.arange(1000, 1010), device), freqs)
+        full_cos, full_sin = rope_cos_sin(ints(xp, np.arange(1000, 1010), device), freqs)
         for step in (0, 7):
-            cos, sin = rope_cos_sin(positions_array(xp, [1000 + step], device), freqs)
+            cos, sin = rope_cos_sin(ints(xp, [1000 + step], device), freqs)
             assert_equal(cos, to_numpy(full_cos)[step : step + 1], xp=xp, device=device)
             assert_equal(sin, to_numpy(full_sin)[step : step + 1], xp=xp, device=device)
 
-    @pytest.mark.parametrize("compute", ["float64", "float32"])
+    @pytest.mark.parametrize("compute", [FLOAT64, "float32"])
     def test_long_tables_match_single_rows(self, xp: Any, device: Any, compute: str) -> None:
         # 2 x 3000 positions x 32 pairs: large enough that host backends work in row blocks.
-        if compute == "float64" and not has_float64(xp):
-            pytest.skip("no float64 on this backend")
         freqs = rope_frequencies(DIM, base=5e5, xp=xp, device=device)
         values = (np.arange(6000).reshape(2, 3000) * 2797) % 2**20
         kwargs = {"layout": "interleaved", "compute_dtype": getattr(xp, compute)}
-        cos, sin = rope_cos_sin(positions_array(xp, values, device), freqs, **kwargs)
+        cos, sin = rope_cos_sin(ints(xp, values, device), freqs, **kwargs)
         assert cos.shape == sin.shape == (2, 3000, DIM)
         for row, col in ((0, 0), (0, 2047), (0, 2048), (1, 2999)):
-            one_cos, one_sin = rope_cos_sin(positions_array(xp, [values[row, col]], device), freqs, **kwargs)
+            one_cos, one_sin = rope_cos_sin(ints(xp, [values[row, col]], device), freqs, **kwargs)
             assert_equal(one_cos, to_numpy(cos)[row, col][None], xp=xp, device=device)
             assert_equal(one_sin, to_numpy(sin)[row, col][None], xp=xp, device=device)
 
+    @JAX_ONLY
     def test_jit(self, xp: Any) -> None:
-        if xp.__name__ != "jax.numpy":
-            pytest.skip("jax.jit applies to JAX only")
         import jax
 
         freqs = rope_frequencies(16, base=1e6, xp=xp)
-        positions = positions_array(xp, [[0, 5], [4097, 2**20]])
+        positions = ints(xp, [[0, 5], [4097, 2**20]])
         jitted = jax.jit(lambda p: rope_cos_sin(p, freqs, layout="interleaved"))(positions)
         x, _ = random_x(xp, (2, 2, 16))
         rotated = jax.jit(lambda x, c, s: apply_rope(x, c, s, layout="interleaved"))(x, *jitted)
@@ -220,13 +206,13 @@ class TestRopeCosSin:
 
     def test_negative_positions(self, xp: Any) -> None:
         freqs = rope_frequencies(16, xp=xp)
-        cos_p, sin_p = rope_cos_sin(positions_array(xp, [3, 4097, 2**20]), freqs)
-        cos_n, sin_n = rope_cos_sin(positions_array(xp, [-3, -4097, -(2**20)]), freqs)
+        cos_p, sin_p = rope_cos_sin(ints(xp, [3, 4097, 2**20]), freqs)
+        cos_n, sin_n = rope_cos_sin(ints(xp, [-3, -4097, -(2**20)]), freqs)
         assert_close(cos_n, to_numpy(cos_p), xp=xp, atol=2e-6 if not has_float64(xp) else None)
         assert_close(sin_n, -to_numpy(sin_p), xp=xp, atol=2e-6 if not has_float64(xp) else None)
 
     def test_output_dtype(self, xp: Any) -> None:
-        positions = positions_array(xp, [0, 1, 2])
+        positions = ints(xp, [0, 1, 2])
         cos, sin = rope_cos_sin(positions, rope_frequencies(8, xp=xp), dtype=xp.float32)
         assert cos.dtype == sin.dtype == xp.float32
         cos, _ = rope_cos_sin(positions, rope_frequencies(8, compute_dtype=xp.float32, xp=xp))
@@ -237,7 +223,7 @@ class TestRopeCosSin:
 
     def test_bad_input(self, xp: Any) -> None:
         freqs = rope_frequencies(8, xp=xp)
-        positions = positions_array(xp, [0, 1])
+        positions = ints(xp, [0, 1])
         with pytest.raises(TypeError, match=r"^positions must be an array of an integer dtype"):
             rope_cos_sin(xp.asarray([0.0, 1.0]), freqs)
         with pytest.raises(
@@ -269,7 +255,7 @@ class TestApplyRope:
     def test_matches_rotation_formula(self, xp: Any, layout: str) -> None:
         x, host = random_x(xp, (2, 3, 5, 8))  # [B, H, S, D]
         freqs = rope_frequencies(8, base=100.0, xp=xp)
-        cos, sin = rope_cos_sin(positions_array(xp, [0, 1, 2, 30, 400]), freqs, layout=layout)
+        cos, sin = rope_cos_sin(ints(xp, [0, 1, 2, 30, 400]), freqs, layout=layout)
         out = apply_rope(x, cos, sin, layout=layout)
         assert_close(out, rotate(host, 8, 100.0, (0, 1, 2, 30, 400), layout), xp=xp, dtype=x.dtype)
 
@@ -296,14 +282,14 @@ class TestApplyRope:
     @pytest.mark.parametrize("layout", LAYOUTS)
     def test_partial_rotary_passthrough(self, xp: Any, device: Any, layout: str) -> None:
         x, host = random_x(xp, (4, 10), device=device)
-        positions = positions_array(xp, [5, 6, 7, 8], device)
+        positions = ints(xp, [5, 6, 7, 8], device)
         cos, sin = rope_cos_sin(positions, rope_frequencies(6, xp=xp), layout=layout)
         out = apply_rope(x, cos, sin, layout=layout)
         assert_equal(out[..., 6:], to_numpy(x)[..., 6:], xp=xp, device=device)
         assert_close(out, rotate(host, 6, 1e4, (5, 6, 7, 8), layout), xp=xp, dtype=x.dtype, device=device)
 
     def test_dtype_preserved(self, xp: Any) -> None:
-        positions = positions_array(xp, [0, 1, 2])
+        positions = ints(xp, [0, 1, 2])
         cos, sin = rope_cos_sin(positions, rope_frequencies(8, xp=xp))
         for name in ("float32", "float16"):
             if not hasattr(xp, name):
@@ -323,7 +309,7 @@ class TestApplyRope:
         k, _ = random_x(xp, (3, d))
         qi, ki = xp.take(q, xp.asarray(perm), axis=-1), xp.take(k, xp.asarray(perm), axis=-1)
         freqs = rope_frequencies(d, xp=xp)
-        qpos, kpos = positions_array(xp, [10, 2000, 70000]), positions_array(xp, [3, 1999, 12])
+        qpos, kpos = ints(xp, [10, 2000, 70000]), ints(xp, [3, 1999, 12])
         scores = {}
         for layout, (qq, kk) in {"half": (q, k), "interleaved": (qi, ki)}.items():
             qc, qs = rope_cos_sin(qpos, freqs, layout=layout)
@@ -342,8 +328,8 @@ class TestApplyRope:
         k, _ = random_x(xp, (1, d))
         dots = []
         for shift in (0, 1000, 1_000_000):
-            qc, qs = rope_cos_sin(positions_array(xp, [17 + shift]), freqs, layout=layout)
-            kc, ks = rope_cos_sin(positions_array(xp, [5 + shift]), freqs, layout=layout)
+            qc, qs = rope_cos_sin(ints(xp, [17 + shift]), freqs, layout=layout)
+            kc, ks = rope_cos_sin(ints(xp, [5 + shift]), freqs, layout=layout)
             qr, kr = apply_rope(q, qc, qs, layout=layout), apply_rope(k, kc, ks, layout=layout)
             dots.append(float(to_numpy(xp.sum(qr * kr))))
             norm = float(to_numpy(xp.sum(qr * qr)))
@@ -354,7 +340,7 @@ class TestApplyRope:
 
     def test_bad_input(self, xp: Any) -> None:
         x, _ = random_x(xp, (3, 8))
-        cos, sin = rope_cos_sin(positions_array(xp, [0, 1, 2]), rope_frequencies(8, xp=xp))
+        cos, sin = rope_cos_sin(ints(xp, [0, 1, 2]), rope_frequencies(8, xp=xp))
         with pytest.raises(ValueError, match=r"^sin must be of the shape of cos"):
             apply_rope(x, cos, sin[:2, ...])
         with pytest.raises(
@@ -385,7 +371,7 @@ class TestXposScale:
     @pytest.mark.parametrize("offset", [0, 64])
     def test_values(self, xp: Any, device: Any, layout: str, offset: int) -> None:
         values = [0, 1, 100, 1000]
-        q_scale, k_scale = xpos_scale(positions_array(xp, values, device), 8, offset=offset, layout=layout)
+        q_scale, k_scale = xpos_scale(ints(xp, values, device), 8, offset=offset, layout=layout)
         zeta = mp_zeta(8, 0.4)
         with mpmath.workdps(DPS):
             q = np.array([[float(z ** (mpmath.mpf(m - offset) / 512)) for z in zeta] for m in values])
@@ -396,7 +382,7 @@ class TestXposScale:
         assert_close(k_scale, expand(1 / q, layout), xp=xp, dtype=float_dtype(xp), device=device, **tol)
 
     def test_product_depends_on_distance_only(self, xp: Any) -> None:
-        n, m = positions_array(xp, [700]), positions_array(xp, [300])
+        n, m = ints(xp, [700]), ints(xp, [300])
         products = []
         for offset in (0, 500):
             q_scale, _ = xpos_scale(n, 16, offset=offset)
@@ -411,7 +397,7 @@ class TestXposScale:
     def test_mlx_float64_is_float64_accurate_far_from_the_centre(self, xp: Any) -> None:
         # main: xp.exp on MLX float64 (float32-accurate): relative errors near 1e-7 at |arg| ~ 100
         values = [0, 5000, 20000, 40000]
-        q_scale, _ = xpos_scale(positions_array(xp, values), 4, scale_base=512.0)
+        q_scale, _ = xpos_scale(ints(xp, values), 4, scale_base=512.0)
         zeta = mp_zeta(4, 0.4)
         with mpmath.workdps(DPS):
             q = np.array([[float(z ** (mpmath.mpf(m) / 512)) for z in zeta] for m in values])
@@ -419,15 +405,14 @@ class TestXposScale:
         rtol = 300 * 2.0**-52 if has_float64(xp) else 300 * 2.0**-23
         assert_close(q_scale, expand(q, "half"), xp=xp, rtol=rtol, atol=0.0)
 
-    def test_overflowing_scales_are_refused(self, xp: Any, library: Any) -> None:
-        far = positions_array(xp, [0, 2**40])
-        if not _compat.values_known(far):
-            pytest.skip(f"{library.value}: values are not known without computing (check skipped by design)")
+    @UNREAD_ON_DASK
+    def test_overflowing_scales_are_refused(self, xp: Any) -> None:
+        far = ints(xp, [0, 2**40])
         with pytest.raises(ValueError, match=r"^positions must be within .* of offset=0 \(farther, the xPos"):
             xpos_scale(far, 8)
 
     def test_bad_input(self, xp: Any) -> None:
-        positions = positions_array(xp, [0, 1])
+        positions = ints(xp, [0, 1])
         with pytest.raises(ValueError, match=r"^dim must be an even positive integer; got 5"):
             xpos_scale(positions, 5)
         with pytest.raises(ValueError, match=r"^scale_base must be > 0"):

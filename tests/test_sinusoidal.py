@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from posenc_ref import SINUSOIDAL_CONVENTIONS, _compat, sinusoidal
-from tests.helpers import assert_close, assert_equal, to_numpy
+from tests.conftest import FLOAT64, JAX_ONLY, UNREAD_ON_DASK, Backend
+from tests.helpers import assert_close, assert_equal, ints, to_numpy
 
 # --- independent expectations: the implementations' formulas, in mpmath at 40 digits -------------
 
@@ -89,17 +90,6 @@ def valid_dims(convention):
     return dims
 
 
-def ints(xp, values, device=None, dtype=None):
-    return _compat.asarray(
-        values, xp=xp, dtype=_compat.index_dtype(xp) if dtype is None else dtype, device=device
-    )
-
-
-def wide_ints(xp):
-    """Whether positions can be int64 (not on JAX without x64)."""
-    return _compat.index_dtype(xp) == xp.int64
-
-
 POSITIONS = [0, 1, 2, 3, 7, 100, 1023, 4095, 2**20, 2**31 - 1]
 CASES = [(c, d) for c in SINUSOIDAL_CONVENTIONS for d in valid_dims(c)]
 
@@ -130,9 +120,8 @@ class TestSinusoidal:
         )
 
     @pytest.mark.parametrize(("convention", "d"), CASES)
+    @pytest.mark.needs_float64
     def test_values_float64(self, xp, convention, d):
-        if not _compat.has_float64(xp):
-            pytest.skip("no float64 on this backend")
         out = sinusoidal(ints(xp, POSITIONS), d, convention=convention)
         assert_close(out, expected(convention, POSITIONS, d), xp=xp, dtype=xp.float64)
 
@@ -142,9 +131,8 @@ class TestSinusoidal:
         assert_close(out, expected(convention, POSITIONS, d), xp=xp, dtype=xp.float32)
 
     @pytest.mark.parametrize("convention", SINUSOIDAL_CONVENTIONS)
+    @pytest.mark.skip_xp_backend(Backend.JAX_X32, reason="int64 positions need JAX x64")
     def test_large_positions(self, xp, convention):
-        if not wide_ints(xp):
-            pytest.skip("int64 positions need JAX x64")
         positions = [2**40 + 12345, 2**53 + 1, 2**62 - 3]
         out = sinusoidal(ints(xp, positions), 64, convention=convention)
         assert_close(out, expected(convention, positions, 64), xp=xp)
@@ -234,10 +222,8 @@ class TestSinusoidal:
         assert _compat.device(out) == device
 
     @pytest.mark.parametrize("convention", SINUSOIDAL_CONVENTIONS)
-    @pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+    @pytest.mark.parametrize("dtype_name", ["float32", FLOAT64])
     def test_dtype_and_device_follow(self, xp, device, convention, dtype_name):
-        if dtype_name == "float64" and not _compat.has_float64(xp):
-            pytest.skip("no float64 on this backend")
         dtype = getattr(xp, dtype_name)
         out = sinusoidal(ints(xp, [[0, 5]], device=device), 8, convention=convention, dtype=dtype)
         assert_close(out, expected(convention, [[0, 5]], 8), xp=xp, dtype=dtype, device=device)
@@ -247,9 +233,8 @@ class TestSinusoidal:
         out = sinusoidal(ints(xp, [0, 1, 100], dtype=getattr(xp, int_dtype)), 8, convention="fairseq")
         assert_close(out, expected("fairseq", [0, 1, 100], 8), xp=xp)
 
-    def test_under_jit(self, xp, library):
-        if not library.value.startswith("jax"):
-            pytest.skip("jit applies to JAX only")
+    @JAX_ONLY
+    def test_under_jit(self, xp):
         import jax
 
         positions = ints(xp, [0, 3, 70])
@@ -341,9 +326,8 @@ class TestSinusoidalErrors:
         with pytest.raises(error, match=rf"^{option} must"):
             sinusoidal(ints(xp, [1]), 4, convention=convention, **{option: value})
 
-    def test_fairseq_position_before_row_zero(self, xp, library):
-        if library.value == "dask.array":
-            pytest.skip("positions of a Dask array are not read (lazy)")
+    @UNREAD_ON_DASK
+    def test_fairseq_position_before_row_zero(self, xp):
         with pytest.raises(ValueError, match=r"^positions must be at least -\(padding_idx \+ 1\) = -2"):
             sinusoidal(ints(xp, [0, -3]), 4, convention="fairseq")
 
@@ -352,8 +336,7 @@ class TestSinusoidalErrors:
         with pytest.raises(TypeError, match=r"^dtype must"):
             sinusoidal(ints(xp, [1]), 4, dtype=dtype(xp))
 
+    @pytest.mark.float32_only
     def test_float64_where_unavailable(self, xp):
-        if _compat.has_float64(xp):
-            pytest.skip("float64 exists on this backend")
         with pytest.raises(ValueError, match=r"^dtype must"):
             sinusoidal(ints(xp, [1]), 4, dtype=xp.float64)

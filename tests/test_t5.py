@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from posenc_ref import _compat, t5_bias, t5_bucket, t5_bucket_thresholds
-from tests.helpers import assert_equal, to_numpy
-from tests.lazy_helpers import run_lazily
+from tests.conftest import Backend
+from tests.helpers import assert_equal, ints, to_numpy
+from tests.lazy_helpers import LAZY_BACKENDS, run_lazily
 
 # --- independent expectations ---------------------------------------------------------------------
 
@@ -67,12 +68,7 @@ def exact_bucket(r, num_buckets, max_distance, bidirectional):
     return offset + e + s
 
 
-def ints(xp, values, device=None, dtype=None):
-    return _compat.asarray(
-        values, xp=xp, dtype=_compat.index_dtype(xp) if dtype is None else dtype, device=device
-    )
-
-
+NO_X32_INT64 = pytest.mark.skip_xp_backend(Backend.JAX_X32, reason="jax.numpy without x64 has no int64")
 COMMON = [(32, 128), (64, 128), (32, 256), (128, 1024), (16, 64), (8, 20)]
 
 
@@ -143,10 +139,10 @@ class TestT5Bucket:
                 t5_bucket(ints(xp, rp), bidirectional=bi, num_buckets=nb, max_distance=md), expected, xp=xp
             )
 
-    @pytest.mark.parametrize("dtype_name", ["int8", "int16", "int32", "int64"])
+    @pytest.mark.parametrize(
+        "dtype_name", ["int8", "int16", "int32", pytest.param("int64", marks=NO_X32_INT64)]
+    )
     def test_dtype_preserved_and_values_identical(self, xp, dtype_name):
-        if xp.__name__ == "jax.numpy" and dtype_name == "int64" and not _compat.has_float64(xp):
-            pytest.skip("jax.numpy without x64 has no int64")
         dtype = getattr(xp, dtype_name)
         rp = list(range(-127, 128))
         out = t5_bucket(ints(xp, rp, dtype=dtype), bidirectional=False)
@@ -275,6 +271,7 @@ class TestT5Bias:
             t5_bias(xp.asarray([0.0]), q, xp.ones((32, 2), dtype=xp.float32))
 
 
+@LAZY_BACKENDS
 def test_lazy_backends(xp, library):
     host, table = _table(xp, 32, 2, None, xp.float32)
     q, k = list(range(20, 30)), list(range(0, 200, 9))

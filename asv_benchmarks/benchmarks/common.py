@@ -27,7 +27,9 @@ from typing import Any
 
 import numpy as np
 
-#: Backend ids, in the order they appear in asv's tables.
+#: Backend ids, in the order they appear in asv's tables: ids or aliases of
+#: ``posenc_ref.backends.BACKENDS`` (the one table of backends; ``jax`` is ``jax.numpy`` with x64),
+#: spelled as asv's stored results already name them.
 BACKENDS = ["numpy", "array_api_strict", "mlx", "torch", "jax", "cupy"]
 
 #: The two float dtypes every numeric benchmark is run in.
@@ -141,50 +143,55 @@ class Backend:
         return np.asarray(to_numpy(x))
 
 
-def _cuda_device_count() -> int:
-    import cupy
+#: For commits that predate the table in ``posenc_ref.backends`` (asv runs today's benchmarks
+#: on old commits too): namespace module and library module of each id above.  Frozen: a new
+#: backend goes into ``posenc_ref/backends.py`` (and its id into :data:`BACKENDS`), not here.
+_BEFORE_THE_TABLE = {
+    "numpy": ("array_api_compat.numpy", "numpy"),
+    "array_api_strict": ("array_api_strict", "array_api_strict"),
+    "mlx": ("mlx.core", "mlx.core"),
+    "torch": ("array_api_compat.torch", "torch"),
+    "jax": ("jax.numpy", "jax"),
+    "cupy": ("array_api_compat.cupy", "cupy"),
+}
 
-    return int(cupy.cuda.runtime.getDeviceCount())
+
+def _namespace_and_module(name: str) -> tuple[Any, Any]:
+    """The array namespace of backend ``name`` (configured as posenc_ref's table says) and its library."""
+    try:
+        from posenc_ref.backends import namespace, resolve
+    except ImportError:  # a commit before the table
+        if name not in _BEFORE_THE_TABLE:
+            skip(f"backend {name} is not known at this commit")
+        namespace_module, module = _BEFORE_THE_TABLE[name]
+        if name == "jax":
+            import jax
+
+            jax.config.update("jax_enable_x64", True)
+            jax.config.update("jax_default_matmul_precision", "highest")
+        return importlib.import_module(namespace_module), importlib.import_module(module)
+    return namespace(name), importlib.import_module(resolve(name).version_module)
+
+
+def _default_device(name: str, module: Any) -> Any:
+    """Where inputs go: the GPU for PyTorch when there is one, JAX's first device, else the default."""
+    if name == "numpy":
+        return "cpu"
+    if name == "torch":
+        return module.device("cuda" if module.cuda.is_available() else "cpu")
+    if name == "jax":
+        return module.devices()[0]
+    return None
 
 
 @functools.cache
 def _load(name: str) -> Backend:
-    if name == "numpy":
-        import array_api_compat.numpy as xp
-
-        return Backend(name, xp, "cpu", np)
-    if name == "array_api_strict":
-        import array_api_strict as xp
-
-        return Backend(name, xp, None, xp)
-    if name == "mlx":
-        import mlx.core as mx
-
-        return Backend(name, mx, None, mx)
-    if name == "torch":
-        import array_api_compat.torch as xp
-        import torch
-
-        dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-        return Backend(name, xp, dev, torch)
-    if name == "jax":
-        import jax
-
-        jax.config.update("jax_enable_x64", True)  # float64 compute, as the library expects
-        jax.config.update("jax_default_matmul_precision", "highest")
-        import jax.numpy as jnp
-
-        return Backend(name, jnp, jax.devices()[0], jax)
-    if name == "cupy":
-        import array_api_compat.cupy as xp
-        import cupy
-
-        if _cuda_device_count() < 1:
-            msg = "no CUDA device"
-            raise RuntimeError(msg)
-        return Backend(name, xp, None, cupy)
-    msg = f"backend must be one of {BACKENDS}; got {name!r}"
-    raise ValueError(msg)
+    """The backend ``name`` (an id of :data:`BACKENDS`), resolved through ``posenc_ref.backends``."""
+    if name not in BACKENDS:
+        msg = f"backend must be one of {BACKENDS}; got {name!r}"
+        raise ValueError(msg)
+    xp, module = _namespace_and_module(name)
+    return Backend(name, xp, _default_device(name, module), module)
 
 
 def backend(name: str) -> Backend:
@@ -260,16 +267,16 @@ def _preload() -> None:
     so each benchmark process starts with the libraries already imported; that
     cuts a CI smoke run from ~1 s to ~0.1 s per parameter combination.
     """
-    modules = {
-        "array_api_strict": ["array_api_strict"],
-        "mlx": ["mlx.core"],
-        "torch": ["torch", "array_api_compat.torch"],
-        "jax": ["jax", "jax.numpy"],
-    }
+    try:
+        from posenc_ref.backends import resolve
+
+        table = {name: (resolve(name).namespace_module, resolve(name).version_module) for name in BACKENDS}
+    except ImportError:  # a commit before the table
+        table = _BEFORE_THE_TABLE
     wanted = os.environ.get("POSENC_REF_BENCH_BACKENDS")
-    names = [w.strip() for w in wanted.split(",")] if wanted else list(modules)
+    names = [w.strip() for w in wanted.split(",")] if wanted else [n for n in BACKENDS if n != "cupy"]
     for name in names:
-        for module in modules.get(name, []):
+        for module in reversed(table.get(name, ())):  # the library first, then its namespace
             try:
                 importlib.import_module(module)
             except Exception:  # absent backends are skipped later, with the reason

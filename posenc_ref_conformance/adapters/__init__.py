@@ -3,7 +3,8 @@
 An adapter spec is one string (the ``check`` argument or ``POSENC_REF_ADAPTER``):
 
 * ``posenc_ref`` or ``posenc_ref:BACKEND`` (``numpy``, ``array_api_strict``,
-  ``mlx``, ``torch``, ``jax.numpy``, ``jax.numpy:x32``, ``dask.array``, ``cupy``);
+  ``mlx``, ``torch``, ``jax.numpy``, ``jax.numpy:x32``, ``dask.array``, ``cupy``,
+  or an alias such as ``jax``: :data:`posenc_ref.backends.BACKENDS`);
 * a real library's own code, by name (``LIBRARIES``; a variant after ``:``):
   ``mlx``, ``transformers[:mpt|m2m100|fsmt|gptj]``, ``torchtune``,
   ``rotary_embedding_torch``, ``keras_hub``, ``vllm[:native]``, ``ggml``;
@@ -79,12 +80,16 @@ def builtin_names() -> list[str]:
 
 
 def _posenc_ref(spec: str) -> Adapter:
-    from .posenc_ref import BACKENDS, PosencRefAdapter
+    from posenc_ref.backends import resolve
+
+    from .posenc_ref import PosencRefAdapter
 
     backend = spec.partition(":")[2] or "numpy"
-    if backend not in BACKENDS:
-        msg = f"adapter 'posenc_ref:{backend}': backend must be one of {sorted(BACKENDS)}"
-        raise AdapterError(msg)
+    try:
+        backend = resolve(backend).id
+    except (TypeError, ValueError) as exc:
+        msg = f"adapter 'posenc_ref:{backend}': {exc}"
+        raise AdapterError(msg) from exc
     try:
         return PosencRefAdapter(backend)
     except ImportError as exc:

@@ -3,45 +3,21 @@
 ``posenc_ref`` (NumPy), ``posenc_ref:array_api_strict``, ``posenc_ref:mlx``,
 ``posenc_ref:torch``, ``posenc_ref:jax.numpy`` (float64 enabled),
 ``posenc_ref:jax.numpy:x32`` (float32 only), ``posenc_ref:dask.array`` and
-``posenc_ref:cupy``.  Inputs are moved to the backend with ``xp.asarray``;
-outputs stay there (the runner reads them back).
+``posenc_ref:cupy``: the ids of :data:`posenc_ref.backends.BACKENDS`, whose
+aliases work too (``posenc_ref:jax``, ``posenc_ref:dask``).  Inputs are moved
+to the backend with ``xp.asarray``; outputs stay there (the runner reads them
+back).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
 
 from .base import Adapter, Capabilities, Unsupported
 
-__all__ = ["BACKENDS", "PosencRefAdapter", "backend_namespace"]
-
-#: Backend id -> namespace module (as in the project's test fixture).
-BACKENDS = {
-    "numpy": "array_api_compat.numpy",
-    "array_api_strict": "array_api_strict",
-    "mlx": "mlx.core",
-    "torch": "array_api_compat.torch",
-    "jax.numpy": "jax.numpy",
-    "jax.numpy:x32": "jax.numpy",
-    "dask.array": "array_api_compat.dask.array",
-    "cupy": "array_api_compat.cupy",
-}
-
-
-def backend_namespace(backend: str) -> Any:
-    """Import the namespace of ``backend`` (configuring JAX's x64 flag as the id says)."""
-    if backend not in BACKENDS:
-        msg = f"backend must be one of {sorted(BACKENDS)}; got {backend!r}"
-        raise ValueError(msg)
-    xp = importlib.import_module(BACKENDS[backend])
-    if backend.startswith("jax"):
-        import jax
-
-        jax.config.update("jax_enable_x64", backend == "jax.numpy")
-    return xp
+__all__ = ["PosencRefAdapter"]
 
 
 class PosencRefAdapter(Adapter):
@@ -49,11 +25,11 @@ class PosencRefAdapter(Adapter):
 
     def __init__(self, backend: str = "numpy", *, xp: Any = None) -> None:
         import posenc_ref
-        from posenc_ref import _compat
+        from posenc_ref import _compat, backends
 
         self.pr = posenc_ref
-        self.backend = backend
-        self.xp = xp if xp is not None else backend_namespace(backend)
+        self.backend = backend = backends.resolve(backend).id  # an alias ("jax") names its backend
+        self.xp = xp if xp is not None else backends.namespace(backend)
         self.name = "posenc_ref" if backend == "numpy" else f"posenc_ref:{backend}"
         self._f64 = _compat.has_float64(self.xp)
         self._int = _compat.index_dtype(self.xp)
