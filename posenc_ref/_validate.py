@@ -17,6 +17,7 @@ exhausting memory; each limit states its reason where it is defined.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import numbers
 import warnings
@@ -53,6 +54,7 @@ __all__ = [
     "check_real",
     "check_relative",
     "check_sequence",
+    "checked_positions",
     "dtype_name",
     "namespace",
     "output_dtype",
@@ -361,7 +363,10 @@ def _check_ndim(x: Any, name: str, min_ndim: int, ndim: int | None) -> None:
 
 
 def _has_dtype(x: object, xp: Any, kind: Any) -> bool:
-    return _compat.namespace_of(x) is not None and _is_dtype(x.dtype, xp, kind)
+    own = _compat.namespace_of(x)
+    if own is xp:  # xp's own dtype: no foreign object to guard against
+        return bool(xp.isdtype(x.dtype, kind))
+    return own is not None and _is_dtype(x.dtype, xp, kind)
 
 
 def check_integer_array(x: Any, name: str, xp: Any, *, min_ndim: int = 0) -> None:
@@ -397,8 +402,23 @@ def value_range(x: Any, xp: Any) -> tuple[Any, Any] | None:
     return float(low), float(high)
 
 
+@functools.lru_cache(maxsize=64)
+def _cached_integer_range(xp: Any, dtype: Any) -> tuple[int, int]:
+    info = xp.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def _integer_range(xp: Any, dtype: Any) -> tuple[int, int]:
+    """``(min, max)`` of an integer dtype, as Python ints (remembered: small calls ask it often)."""
+    try:
+        return _cached_integer_range(xp, dtype)
+    except TypeError:  # a dtype that cannot be hashed
+        return _cached_integer_range.__wrapped__(xp, dtype)
+
+
 def _limit(xp: Any) -> int:
-    return min(POSITION_LIMIT, 2 ** (_compat.index_bits(xp) - 2))
+    """``2**62``, or half the index dtype's largest value if smaller (JAX without x64: ``2**30``)."""
+    return min(POSITION_LIMIT, (_integer_range(xp, _compat.index_dtype(xp))[1] + 1) // 2)
 
 
 def _widened(x: Any, name: str, xp: Any) -> tuple[Any, bool]:
@@ -407,7 +427,7 @@ def _widened(x: Any, name: str, xp: Any) -> tuple[Any, bool]:
     A dtype wider than the index dtype (uint64) is returned as is (``False``),
     unless the backend cannot compare it (PyTorch's uint64): then a ``TypeError``.
     """
-    if int(xp.iinfo(x.dtype).max) <= int(xp.iinfo(_compat.index_dtype(xp)).max):
+    if _integer_range(xp, x.dtype)[1] <= _integer_range(xp, _compat.index_dtype(xp))[1]:
         return _compat.widen(x, xp), True
     if not _compat.computes_with(x.dtype, xp):
         rule = f"an array of an integer dtype that {xp.__name__} compares and reduces (pass int64)"
@@ -423,17 +443,23 @@ def check_positions(x: Any, name: str, xp: Any, *, min_ndim: int = 0) -> Any:
     values only when the dtype can exceed it (64-bit inputs), and not at all
     where values are unknown (Dask, JAX under ``jit``).
     """
+    return checked_positions(x, name, xp, min_ndim=min_ndim)[0]
+
+
+def checked_positions(x: Any, name: str, xp: Any, *, min_ndim: int = 0) -> tuple[Any, tuple[int, int] | None]:
+    """:func:`check_positions`, and the ``(min, max)`` it read (``None`` when it read nothing)."""
     check_integer_array(x, name, xp, min_ndim=min_ndim)
     limit = _limit(xp)
-    info = xp.iinfo(x.dtype)
+    low, high = _integer_range(xp, x.dtype)
     x, exact = _widened(x, name, xp)
-    if int(info.max) >= limit or int(info.min) <= -limit:
+    span = None
+    if high >= limit or low <= -limit:
         span = value_range(x, xp)
         if span is not None and (span[0] <= -limit or span[1] >= limit):
             bound = int(math.log2(limit))
             rule = f"positions with |p| < 2**{bound} (so that every difference fits int64)"
             raise value_error(name, rule, text(f"values from {span[0]} to {span[1]}"))
-    return x if exact else _compat.widen(x, xp)
+    return (x if exact else _compat.widen(x, xp)), span
 
 
 def check_relative(x: Any, name: str, xp: Any) -> Any:
@@ -508,6 +534,9 @@ def check_finite_values(x: Any, name: str, xp: Any, *, minimum: float | None = N
 
 def broadcast_shapes(**shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of the named shapes; a ``ValueError`` names the first that does not fit the others."""
+    distinct = {tuple(shape) for shape in shapes.values()}
+    if len(distinct) == 1:  # the usual case (no leading dimensions, or the same ones): nothing to check
+        return distinct.pop()
     out: tuple[int, ...] = ()
     seen: list[str] = []
     for name, shape in shapes.items():

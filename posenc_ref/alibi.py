@@ -25,6 +25,7 @@ Two bias forms are offered (:data:`ALIBI_FORMS`):
 from __future__ import annotations
 
 import decimal
+import functools
 from fractions import Fraction
 from typing import Any
 
@@ -38,8 +39,8 @@ from ._validate import (
     check_float_array,
     check_int,
     check_namespace,
-    check_position_pair,
     check_real,
+    checked_positions,
     namespace,
     output_dtype,
     value_range,
@@ -70,6 +71,12 @@ def _slope_exponents(num_heads: int, max_bias: Fraction) -> list[Fraction]:
 
 _CONTEXT = decimal.Context(prec=40)  # 40 digits: 2**-e rounds once, correctly, to float64
 _LN2 = _CONTEXT.ln(2)
+
+
+@functools.lru_cache(maxsize=256)
+def _slope_values(num_heads: int, max_bias: float) -> tuple[float, ...]:
+    """The float64 slopes of ``num_heads`` heads (exact arithmetic, computed once per argument pair)."""
+    return tuple(_power_of_half(e) for e in _slope_exponents(num_heads, Fraction(max_bias)))
 
 
 def _power_of_half(e: Fraction) -> float:
@@ -143,29 +150,32 @@ def alibi_slopes(
     xp = check_namespace(xp)
     device = check_device(device, xp)
     dtype = output_dtype(dtype, "dtype", xp, device)
-    values = [_power_of_half(e) for e in _slope_exponents(num_heads, Fraction(max_bias))]
-    return _compat.asarray(values, xp=xp, dtype=dtype, device=device)
+    return _compat.asarray(list(_slope_values(num_heads, max_bias)), xp=xp, dtype=dtype, device=device)
 
 
 #: Significand bits of the float dtypes slopes may have (IEEE binary16/32/64, bfloat16).
 _SIGNIFICAND_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
-def _product_dtype(q_positions: Any, k_positions: Any, slopes: Any, xp: Any) -> Any:
+def _product_dtype(q_positions: Any, k_positions: Any, slopes: Any, xp: Any, spans: list[Any]) -> Any:
     """The dtype to form ``m * d`` in: the slopes' own dtype when that is exact, else the compute dtype.
 
     An IEEE multiplication rounds the exact product once.  When every distance
     ``d`` is an integer exactly representable in the slopes' dtype
     (``|d| <= 2**p``), multiplying in that dtype gives the same correctly rounded
     ``m * d`` as the float64 product cast down, without a float64 temporary as
-    large as the output (twice its size for float32).  Positions of lazy arrays
-    are not read, so those keep the float64 path.
+    large as the output (twice its size for float32).  ``spans`` are the
+    positions' ``(min, max)`` where the validation already read them (else
+    ``None``: read here).  Positions of lazy arrays are not read, so those keep
+    the float64 path.
     """
     work = _compat.compute_dtype(xp, _compat.device(slopes))
     bits = _SIGNIFICAND_BITS.get(str(slopes.dtype).rsplit(".", 1)[-1])
     if slopes.dtype == work or bits is None:
         return work
-    spans = [value_range(q_positions, xp), value_range(k_positions, xp)]
+    spans = [
+        value_range(x, xp) if s is None else s for x, s in zip((q_positions, k_positions), spans, strict=True)
+    ]
     if any(span is None for span in spans):
         return work
     (q_lo, q_hi), (k_lo, k_hi) = spans
@@ -216,15 +226,19 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
     give the distance 1, not 255.
     """
     xp = namespace(q_positions=q_positions, k_positions=k_positions, slopes=slopes)
-    q, k = check_position_pair(q_positions, k_positions, xp)
+    q, q_span = checked_positions(q_positions, "q_positions", xp, min_ndim=1)
+    k, k_span = checked_positions(k_positions, "k_positions", xp, min_ndim=1)
     check_float_array(slopes, "slopes", xp, min_ndim=1)
     form = check_choice(form, "form", ALIBI_FORMS, aliases=_FORM_ALIASES)
-    broadcast_shapes(q_positions=q.shape[:-1], k_positions=k.shape[:-1], slopes=slopes.shape[:-1])
-    work = _product_dtype(q, k, slopes, xp)
+    lead = broadcast_shapes(q_positions=q.shape[:-1], k_positions=k.shape[:-1], slopes=slopes.shape[:-1])
+    work = _product_dtype(q, k, slopes, xp, [q_span, k_span])
+    m = xp.reshape(_compat.astype(slopes, work, xp=xp), (*slopes.shape, 1, 1))
     if form == "symmetric":
-        distance = -xp.abs(_compat.pairwise_difference(q, k))
-    else:
-        distance = xp.broadcast_arrays(k[..., None, :], q[..., :, None])[0]
-    m = _compat.astype(slopes, work, xp=xp)
-    bias = m[..., :, None, None] * _compat.astype(distance, work, xp=xp)[..., None, :, :]
+        distance = _compat.astype(-xp.abs(_compat.pairwise_difference(q, k)), work, xp=xp)
+        bias = m * xp.reshape(distance, (*distance.shape[:-2], 1, *distance.shape[-2:]))
+    else:  # m_h k_j: the keys broadcast over the query axis (one pass, no [Lq, Lk] temporary)
+        keys = xp.reshape(_compat.astype(k, work, xp=xp), (*k.shape[:-1], 1, 1, k.shape[-1]))
+        if q.shape != (1,):  # more than one query, or leading dimensions: broadcast to them
+            keys = xp.broadcast_to(keys, (*lead, 1, q.shape[-1], k.shape[-1]))
+        bias = m * keys
     return _compat.astype(bias, slopes.dtype, xp=xp)
