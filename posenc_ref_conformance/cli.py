@@ -209,6 +209,11 @@ def _add_matrix(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--classification", metavar="FILE", help="classified failures (JSON, see matrix.py)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for matrix.json and matrix.html")
     parser.add_argument("--timeout", type=_positive_seconds, metavar="SECONDS", help="per adapter call")
+    parser.add_argument(
+        "--command",
+        metavar="TEXT",
+        help="the command that regenerates it, shown on the page (default: this one)",
+    )
 
 
 def _run_matrix(args: argparse.Namespace) -> int:
@@ -227,15 +232,17 @@ def _run_matrix(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         return _usage(f"matrix input cannot be read: {exc}")
     ran, unavailable = run_columns(args.adapters, timeout=_timeout(args.timeout))
-    command = "posenc-ref matrix " + " ".join(
+    command = args.command or "posenc-ref matrix " + " ".join(
         [*args.adapters, *(["--reports", *args.reports] if args.reports else [])]
     )
     matrix = build([*reports, *ran], classification, unavailable=unavailable, command=command)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "matrix.json").write_text(json.dumps(matrix, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    notes = {k: v for doc in golden.load() for k, v in doc["notes"].items()}
-    (out / "matrix.html").write_text(render_html(matrix, notes), encoding="utf-8")
+    docs = golden.load()
+    notes = {k: v for doc in docs for k, v in doc["notes"].items()}
+    comments = {case["id"]: case["comment"] for doc in docs for case in doc["cases"]}
+    (out / "matrix.html").write_text(render_html(matrix, notes, comments), encoding="utf-8")
     for spec, reason in unavailable.items():
         print(f"not available here: {spec}: {reason}")
     missing = unexplained(matrix)

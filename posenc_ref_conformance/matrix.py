@@ -13,6 +13,10 @@ Columns come from JSON reports (``posenc-ref check ADAPTER --json``), so
 libraries that need their own virtual environments (vLLM, ggml) are measured
 there and merged here; :func:`run_columns` makes reports for adapters that load
 in this environment, each in its own process.
+
+A committed matrix is checked by :func:`validate` (well-formed, every failure
+classified) and :func:`differences` (a fresh report of one column gives every
+result the committed status), which ``scripts/matrix/ci_check.sh`` runs.
 """
 
 from __future__ import annotations
@@ -27,7 +31,19 @@ from typing import Any
 
 from . import __version__
 
-__all__ = ["CLASSES", "build", "load_classification", "render_html", "run_columns", "unexplained"]
+__all__ = [
+    "CLASSES",
+    "build",
+    "column_id",
+    "differences",
+    "entries_for",
+    "library_versions",
+    "load_classification",
+    "render_html",
+    "run_columns",
+    "unexplained",
+    "validate",
+]
 
 MATRIX_VERSION = 1
 #: Classes of an explained failure.
@@ -60,8 +76,17 @@ def run_columns(specs: Iterable[str], *, timeout: float) -> tuple[list[dict[str,
 
 
 def load_classification(path: str | os.PathLike[str]) -> dict[str, list[dict[str, str]]]:
-    """``{column: [{"match", "class", "note", "repro"?, "issue"?}, ...]}``, checked."""
+    """``{column: [{"match", "class", "note", "repro"?, "issue"?}, ...]}``, checked.
+
+    A key ``NAME:*`` applies to column ``NAME`` and to every ``NAME:VARIANT``
+    column (a library's variants share its findings); ``match`` is a result id
+    or an id prefix ending in ``/`` (or followed by ``/`` or ``[`` in the id).
+    A ``bug`` needs ``repro``, a path under ``docs/`` of a standalone reproduction.
+    """
     data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        msg = f"{path}: a classification is an object of column -> entries; got {type(data).__name__}"
+        raise ValueError(msg)
     for column, entries in data.items():
         for entry in entries:
             missing = {"match", "class", "note"} - set(entry)
@@ -74,6 +99,11 @@ def load_classification(path: str | os.PathLike[str]) -> dict[str, list[dict[str
     return data
 
 
+def entries_for(classification: dict[str, list[dict[str, str]]], column: str) -> list[dict[str, str]]:
+    """The entries that apply to ``column``: its own, then its library's ``NAME:*`` ones."""
+    return [*classification.get(column, []), *classification.get(f"{column.partition(':')[0]}:*", [])]
+
+
 def _classify(entries: Sequence[dict[str, str]], result_id: str) -> dict[str, str] | None:
     for entry in entries:
         match = entry["match"]
@@ -84,7 +114,8 @@ def _classify(entries: Sequence[dict[str, str]], result_id: str) -> dict[str, st
     return None
 
 
-def _column_id(report: dict[str, Any]) -> str:
+def column_id(report: dict[str, Any]) -> str:
+    """The matrix column a report fills: its spec, else its adapter's name."""
     return str(report.get("spec") or report["adapter"].get("name", "?"))
 
 
@@ -98,8 +129,8 @@ def build(
     """The matrix as data: columns (adapter, versions, counts), rows, cells (status, error, detail, class)."""
     columns, cells, rows = [], {}, {}
     for report in reports:
-        column = _column_id(report)
-        entries = classification.get(column, [])
+        column = column_id(report)
+        entries = entries_for(classification, column)
         column_cells = {}
         for r in report["results"]:
             rows.setdefault(
@@ -149,6 +180,67 @@ def unexplained(matrix: dict[str, Any]) -> list[str]:
     ]
 
 
+_MATRIX_KEYS = ("matrixVersion", "suiteVersion", "generated", "command", "columns", "rows", "cells")
+
+
+def validate(matrix: Any) -> list[str]:
+    """Problems of a matrix as data (empty when well-formed and every failure is classified)."""
+    if not isinstance(matrix, dict):
+        return [f"a matrix is a JSON object; got {type(matrix).__name__}"]
+    problems = [f"missing key {key!r}" for key in _MATRIX_KEYS if key not in matrix]
+    if problems:
+        return problems
+    if matrix["matrixVersion"] != MATRIX_VERSION:
+        problems.append(f"matrixVersion must be {MATRIX_VERSION}; got {matrix['matrixVersion']!r}")
+    rows = {row.get("resultId") for row in matrix["rows"]}
+    ids = [column.get("id") for column in matrix["columns"]]
+    if set(ids) != set(matrix["cells"]) or len(ids) != len(set(ids)):
+        problems.append(f"columns {ids} and cells {sorted(matrix['cells'])} must name the same columns once")
+    for column in matrix["columns"]:
+        cells = matrix["cells"].get(column.get("id"), {})
+        for key in ("adapter", "counts", "verdict"):
+            if key not in column:
+                problems.append(f"{column.get('id')}: missing key {key!r}")
+        counts = {s: sum(c.get("status") == s for c in cells.values()) for s in STATUS_ORDER}
+        if column.get("counts") != counts:
+            problems.append(f"{column.get('id')}: counts {column.get('counts')} are not its cells' {counts}")
+        for rid, cell in cells.items():
+            where = f"{column.get('id')}: {rid}"
+            if rid not in rows:
+                problems.append(f"{where}: no row")
+            if cell.get("status") not in STATUS_ORDER:
+                problems.append(f"{where}: status {cell.get('status')!r} not in {list(STATUS_ORDER)}")
+            elif cell["status"] in ("fail", "xfail"):
+                kind = cell.get("class", {}).get("class")
+                if kind not in CLASSES:
+                    problems.append(f"{where}: failure {'unexplained' if kind else 'without a class'}")
+                elif kind == "bug" and not cell["class"].get("repro"):
+                    problems.append(f"{where}: a bug without its reproduction")
+    return problems
+
+
+def differences(matrix: dict[str, Any], report: dict[str, Any], column: str) -> list[str]:
+    """Results whose status in ``report`` (a fresh ``check --json``) is not the committed ``column``'s."""
+    if column not in matrix["cells"]:
+        return [f"{column}: no such column in the matrix (columns: {sorted(matrix['cells'])})"]
+    committed = {rid: cell["status"] for rid, cell in matrix["cells"][column].items()}
+    fresh = {r["resultId"]: r["status"] for r in report["results"]}
+    found = [
+        f"{column}: {rid}: {committed[rid]} in the matrix, {fresh[rid]} now"
+        for rid in sorted(committed.keys() & fresh.keys())
+        if committed[rid] != fresh[rid]
+    ]
+    found += [
+        f"{column}: {rid}: in the matrix, not in the report"
+        for rid in sorted(committed.keys() - fresh.keys())
+    ]
+    found += [
+        f"{column}: {rid}: new ({fresh[rid]}), not in the matrix"
+        for rid in sorted(fresh.keys() - committed.keys())
+    ]
+    return found
+
+
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}
@@ -159,19 +251,28 @@ td.skip{color:#999}td.xfail,td.xpass{background:#e8e8f8}td.rid{font-family:monos
 """
 
 
-def render_html(matrix: dict[str, Any], notes: dict[str, dict[str, Any]] | None = None) -> str:
-    """A static page: one row per result, one column per implementation; hover shows rationale and detail."""
-    notes = notes or {}
+def render_html(
+    matrix: dict[str, Any],
+    notes: dict[str, dict[str, Any]] | None = None,
+    comments: dict[str, str] | None = None,
+) -> str:
+    """A static page: one row per result, one column per implementation; hover shows rationale and detail.
+
+    ``notes``: the golden files' flag notes (flag -> ``{"description": ...}``);
+    ``comments``: each golden case's comment by case id (why the case exists).
+    """
+    notes, comments = notes or {}, comments or {}
     e = html.escape
     head = "".join(
         f'<th title="{e(json.dumps(c["adapter"], sort_keys=True))}">{e(c["id"])}<br>'
-        f"<small>{e(_versions(c['adapter']))}</small></th>"
+        f"<small>{e(library_versions(c['adapter']))}</small></th>"
         for c in matrix["columns"]
     )
     body = []
     for row in matrix["rows"]:
         rid = row["resultId"]
-        why = "; ".join(f"{f}: {notes.get(f, {}).get('description', '')}" for f in row["flags"])
+        flags = "; ".join(f"{f}: {notes.get(f, {}).get('description', '')}" for f in row["flags"])
+        why = " | ".join(t for t in (comments.get(row["id"], ""), flags) if t)
         cells = []
         for column in matrix["columns"]:
             cell = matrix["cells"][column["id"]].get(rid)
@@ -202,5 +303,10 @@ def render_html(matrix: dict[str, Any], notes: dict[str, dict[str, Any]] | None 
     )
 
 
-def _versions(adapter: dict[str, Any]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in sorted(adapter.items()) if k not in ("name", "describeError"))
+def library_versions(adapter: dict[str, Any]) -> str:
+    """``"library version, ..."`` from a column's adapter description (nested details left out)."""
+    return ", ".join(
+        f"{k} {v}"
+        for k, v in sorted(adapter.items())
+        if k not in ("name", "describeError") and isinstance(v, (str, int, float))
+    )

@@ -1,7 +1,8 @@
 """The keras-hub adapter's verdicts on chosen cases (skipped without keras-hub).
 
 Run from a venv made by scripts/matrix/setup_keras_hub.sh (Keras on the torch backend).  Also checks
-the planned rope_from_base call against mpmath: linear and YaRN agree, "dynamic" does not.
+rope_from_base directly against mpmath: linear and YaRN agree, "dynamic" is linear scaling by
+factor**(d/(d-2)) (docs/matrix/repro/keras_hub_dynamic_rope.py).
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ def adapter():
         ("rope/half/offset-100", "float32"),
         ("alibi_slopes/max-bias-8/heads-12", "float64"),
         ("alibi_bias/causal/12-heads", "float32"),
+        ("alibi_bias_from_heads/causal/mpt-max-bias-16", "float64"),  # alibi_bias_max
+        ("rope_from_base/half/yarn-gpt-oss", "float32"),  # rope_type="yarn", truncate=False
+        ("rope_from_base/half/linear-factor-3", "float32"),
+        ("rope_heads/half/bhsd-shared-positions", "float32"),  # sequence_axis=2
+        ("rope_heads/half/bshd-shared-positions", "float32"),  # sequence_axis=1
     ],
 )
 def test_passes(adapter, case_id, dtype):
@@ -44,10 +50,15 @@ def test_passes(adapter, case_id, dtype):
     assert result.status == "pass", result.detail
 
 
-def test_large_positions_are_detected(adapter):
+def test_large_positions_are_a_float32_product(adapter):
     result = verdict(adapter, "rope/half/large-positions")
-    assert result.status == "fail"
+    assert result.status == "pass" and result.phase == "product", result.detail
     assert result.max_abs_err > 1e-3
+
+
+def test_dynamic_rope_type_is_detected(adapter):
+    result = verdict(adapter, "rope_from_base/half/dynamic-seq-len-1000")
+    assert result.status == "fail" and result.max_abs_err > 1
 
 
 def _exact(x, positions, scaling):
@@ -80,7 +91,9 @@ def _x():
 def test_rope_from_base_scalings_agree(adapter, scaling):
     x, positions = _x(), np.arange(3, 8)
     got = as_numpy(
-        adapter.rope_from_base(x, positions, dim=DIM, base=10000.0, scaling=scaling, layout="half")
+        adapter.rope_from_base(
+            x, positions, dim=DIM, base=10000.0, scaling=scaling, seq_len=64, layout="half"
+        )
     )
     np.testing.assert_allclose(got, _exact(x, positions, scaling), atol=2e-6)
 
@@ -95,7 +108,9 @@ def test_dynamic_is_linear_scaling_by_factor_power(adapter):
         "original_max_position_embeddings": 64,
     }
     got = as_numpy(
-        adapter.rope_from_base(x, positions, dim=DIM, base=10000.0, scaling=dynamic, layout="half")
+        adapter.rope_from_base(
+            x, positions, dim=DIM, base=10000.0, scaling=dynamic, seq_len=64, layout="half"
+        )
     )
     assert np.max(np.abs(got - _exact(x, positions, dynamic))) > 0.1
     linear = {"rope_type": "linear", "factor": 2.0 ** (DIM / (DIM - 2))}

@@ -1,7 +1,7 @@
 """The rotary-embedding-torch adapter's verdicts on chosen cases (skipped without the library).
 
-Run from a venv made by scripts/matrix/setup_rotary_embedding_torch.sh.  Also checks the two planned
-calls the suite cannot make yet (xpos_scale, rope_from_base with interpolate_factor) against mpmath.
+Run from a venv made by scripts/matrix/setup_rotary_embedding_torch.sh.  Also checks xpos_scale
+and rope_from_base (interpolate_factor) directly against mpmath, beside their golden verdicts.
 """
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ def adapter():
         ("rope/interleaved/partial-r8-d12", "float64"),
         ("rope/interleaved/yarn-attention-factor", "float32"),
         ("rope_cos_sin/interleaved/batched-offsets", "float64"),
+        ("xpos_scale/interleaved/lucidrains-centre-16", "float32"),
+        ("xpos_scale/interleaved/lucidrains-centre-odd-length", "float32"),
+        ("rope_from_base/interleaved/linear-factor-4", "float32"),  # interpolate_factor on positions
+        ("rope_from_base/interleaved/ntk-factor-8", "float32"),  # theta_rescale_factor
+        ("rope_heads/interleaved/bshd-offsets-partial", "float64"),  # seq_dim=-3, one offset per row
     ],
 )
 def test_passes(adapter, case_id, dtype):
@@ -47,11 +52,18 @@ def test_dim_2_is_a_detected_bug(adapter):
     assert "ZeroDivisionError" in result.detail
 
 
-def test_large_positions_fail_in_float64_too(adapter):
-    """A float64 product m * theta is off by ~m * theta * 2**-53: outside the exact-class tolerance."""
+def test_large_positions_are_a_float64_product(adapter):
+    """A float64 product m * theta is off by ~m * theta * 2**-53: the product class, not exact."""
     result = verdict(adapter, "rope/interleaved/large-positions", "float64")
-    assert result.status == "fail"
+    assert result.status == "pass" and result.phase == "product", result.detail
     assert 1e-12 < result.max_abs_err < 1e-8
+
+
+def test_xpos_centre_other_than_half_the_length_is_out_of_reach(adapter):
+    """get_scale centres at len(positions) // 2: the paper's centre 0 and a decoding centre are not its."""
+    for case in ("xpos_scale/interleaved/paper-d8", "xpos_scale/interleaved/decoding-centre"):
+        result = verdict(adapter, case)
+        assert result.status == "skip" and "centres xPos at len(positions) // 2" in result.detail
 
 
 def test_xpos_scale_matches_the_formula(adapter):
@@ -63,7 +75,7 @@ def test_xpos_scale_matches_the_formula(adapter):
     positions, dim, base = np.arange(7), 8, 512.0
     q_scale, k_scale = adapter.xpos_scale(
         positions, dim, scale_base=base, gamma=0.4, offset=3, layout="interleaved", dtype="float64"
-    )
+    )  # not a golden case: a float64 run, judged at the float32 zeta's error
     expected = np.array(
         [
             [
@@ -89,7 +101,9 @@ def test_interpolate_factor_is_linear_scaling(adapter):
     positions = np.arange(40, 45)
     scaling = {"rope_type": "linear", "factor": 4.0}
     got = as_numpy(
-        adapter.rope_from_base(x, positions, dim=16, base=10000.0, scaling=scaling, layout="interleaved")
+        adapter.rope_from_base(
+            x, positions, dim=16, base=10000.0, scaling=scaling, seq_len=None, layout="interleaved"
+        )
     )
     inv, _ = oracle_rope.rope_frequencies(16, base=10000.0, scaling=scaling)
     exact = [

@@ -5,6 +5,9 @@
 - citations (``docs/_ext/citations.py``) link what the pages cite, to the right URL, and
   nothing else;
 - the schema page (``docs/_ext/schema_md.py``) gives every key of the real schema a meaning;
+- the conformance matrix page (``docs/_ext/matrix_md.py``) shows every failure of the committed
+  matrix with its class, links each reproduction where the site serves it, and reports a
+  failure nobody explained;
 - ``scripts/asv_dashboard_check.py``'s ``hide_empty`` drops exactly the parameter values
   without data and keeps every measured value at its parameters.
 
@@ -118,6 +121,29 @@ def test_every_key_of_the_schema_has_a_meaning_on_the_page() -> None:
 
 
 # --- hiding what has no data on the dashboard ---------------------------------------------------
+
+
+def test_matrix_page_classifies_every_failure_and_links_every_reproduction(tmp_path: pathlib.Path) -> None:
+    from matrix_md import matrix_page
+
+    matrix = json.loads((ROOT / "docs" / "matrix" / "matrix.json").read_text(encoding="utf-8"))
+    text, problems = matrix_page(ROOT)
+    assert problems == []
+    failures = [rid for cells in matrix["cells"].values() for rid, cell in cells.items() if "class" in cell]
+    assert failures and "UNEXPLAINED" not in text
+    for rid in failures:
+        assert f"`{rid}`" in text, rid
+    repros = sorted(p.name for p in (ROOT / "docs" / "matrix" / "repro").glob("*.py"))
+    linked = re.findall(r'<a href="\.\./repro/([\w.]+)">', text)  # raw links: MyST resolves no file there
+    assert sorted(set(linked)) == repros
+    assert "](../repro/" not in text
+    one = next(iter(matrix["cells"]))
+    rid = next(r for r, c in matrix["cells"][one].items() if c["status"] == "pass")
+    matrix["cells"][one][rid] = {"status": "fail", "class": {"class": "unexplained"}}
+    (tmp_path / "docs" / "matrix").mkdir(parents=True)
+    (tmp_path / "docs" / "matrix" / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
+    text, problems = matrix_page(tmp_path)
+    assert problems == [f"{one}: {rid} is unexplained"] and "UNEXPLAINED" in text
 
 
 def test_hide_empty_drops_unmeasured_values_and_keeps_the_rest(tmp_path: pathlib.Path) -> None:

@@ -58,22 +58,23 @@ class TestLoading:
         with pytest.raises(AdapterError, match=rf"^adapter '{spec}' needs .*{script}"):
             load_adapter(spec)
 
-    @pytest.mark.parametrize("module", [vllm_adapter, ggml_adapter], ids=["vllm", "ggml"])
-    def test_planned_capabilities_use_known_keys(self, module) -> None:
-        planned = module.PLANNED_CAPABILITIES
-        known = {
-            "phase",
-            "dtypes",
-            "error_types",
-            "variants",
-            "apply_layouts",
-            "rope_positions",
-            "rope_frequencies_from",
-            "apply_rope",
-        }
-        assert set(planned) <= known
-        assert set(planned["phase"].values()) <= {"exact", "product"}
-        assert set(planned["phase"]) | set(planned["dtypes"]) <= set(CANONICAL_FUNCTIONS)
+    @pytest.mark.parametrize(
+        "adapter",
+        [
+            vllm_adapter.VllmAdapter,
+            vllm_adapter.NativeAdapter,
+            vllm_adapter.DeepseekAdapter,
+            ggml_adapter.GgmlAdapter,
+        ],
+        ids=["vllm", "vllm:native", "vllm:deepseek", "ggml"],
+    )
+    def test_declares_canonical_functions_each_with_a_note(self, adapter) -> None:
+        """What each adapter declares is readable without the library: canonical names, a note for each."""
+        declared = adapter.capabilities.functions
+        assert declared and set(declared) <= set(CANONICAL_FUNCTIONS)
+        assert set(declared) <= set(adapter.capabilities.notes), set(declared) - set(
+            adapter.capabilities.notes
+        )
 
 
 class TestKernelGlue:
@@ -224,10 +225,15 @@ MATRIX = [
 @pytest.mark.filterwarnings("ignore")  # the libraries' own warnings (vLLM's complex-cache cast is a finding)
 @pytest.mark.parametrize(("spec", "module", "xfails"), MATRIX, ids=[m[0] for m in MATRIX])
 def test_matrix_xfails_are_exact(spec: str, module: str, xfails: str) -> None:
-    """Every failure of the library is in its published xfail file, and every entry still fails."""
+    """Every failure of the library is in its published xfail file, and every entry still fails.
+
+    The spec runs in its own process, as ``posenc-ref check`` runs it: vLLM's CPU op can abort
+    the process on a rope_dim above the head size (a classified bug), which must fail that case only.
+    """
     if not _installed(module):
         pytest.skip(f"{module} is not installed (scripts/matrix/setup_{module}.sh VENV installs it)")
-    report = run(load_adapter(spec), only={"rope"}, xfails=load_xfails(ROOT / "docs/matrix/xfails" / xfails))
+    xfail_ids = load_xfails(ROOT / "docs/matrix/xfails" / xfails)
+    report = run(spec, only={"rope"}, xfails=xfail_ids, timeout=300)
     failures = [r.result_id for r in report.results if r.status == "fail"]
     passing = [r.result_id for r in report.results if r.status == "xpass"]
     assert not failures, f"{spec}: failures missing from {xfails}: {failures}"

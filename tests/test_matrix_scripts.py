@@ -7,10 +7,13 @@ scripts' ``--dry-run``, which prints every command and runs none.
 
 from __future__ import annotations
 
+import json
+import os
 import pathlib
 import shlex
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -146,3 +149,93 @@ def test_build_matrix_runs_every_builtin_library_then_merges(tmp_path: pathlib.P
     assert (
         "matrix" in merge and "--classification" in merge and len(merge[merge.index("--reports") + 1 :]) > 10
     )
+
+
+def test_build_matrix_records_the_command_and_times_out_slowly(tmp_path: pathlib.Path) -> None:
+    done = subprocess.run(
+        ["bash", str(MATRIX / "build_matrix.sh"), "--dry-run", "--venvs", "/some/venvs"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    commands = [shlex.split(line[2:]) for line in done.stdout.splitlines() if line.startswith("+ ")]
+    merge = commands[-1]
+    assert merge[merge.index("--command") + 1] == "bash scripts/matrix/build_matrix.sh --venvs /some/venvs"
+    checks = [argv for argv in commands if "check" in argv]
+    assert all(argv[argv.index("--timeout") + 1] == "300" for argv in checks)
+    assert "vllm:deepseek" in {argv[argv.index("check") + 1] for argv in checks}
+
+
+# --- CI's check of the committed matrix ------------------------------------------------------------
+
+COMPARE = MATRIX / "compare_matrix.py"
+COMMITTED = ROOT / "docs" / "matrix" / "matrix.json"
+
+
+def _compare(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, str(COMPARE), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_ci_check_parses_and_validates_the_committed_matrix() -> None:
+    subprocess.run(["bash", "-n", str(MATRIX / "ci_check.sh")], check=True, timeout=60)
+    done = subprocess.run(
+        ["bash", str(MATRIX / "ci_check.sh"), "--validate-only"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "matrix.json: " in done.stdout and ": 0 problems" in done.stdout
+
+
+def test_ci_check_refuses_unknown_options() -> None:
+    done = subprocess.run(
+        ["bash", str(MATRIX / "ci_check.sh"), "--fast"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "unknown option --fast" in done.stderr
+
+
+def test_compare_names_every_changed_result(tmp_path: pathlib.Path) -> None:
+    """A fresh report that differs from the committed column fails, naming the result."""
+    matrix = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    column = "rotary_embedding_torch"
+    results = [
+        {"resultId": rid, "status": cell["status"]} for rid, cell in sorted(matrix["cells"][column].items())
+    ]
+    same = tmp_path / "same.json"
+    same.write_text(json.dumps({"adapter": {"name": column}, "results": results}))
+    assert _compare("compare", str(COMMITTED), str(same)).returncode == 0
+    flipped = results[0]["resultId"]
+    results[0] = {**results[0], "status": "fail" if results[0]["status"] != "fail" else "pass"}
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps({"adapter": {"name": column}, "results": results}))
+    done = _compare("compare", str(COMMITTED), str(changed))
+    assert done.returncode == 1
+    assert f"MATRIX: {column}: {flipped}: " in done.stdout
+
+
+def test_validate_fails_on_a_missing_reproduction(tmp_path: pathlib.Path) -> None:
+    matrix = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    cell = next(
+        c for cells in matrix["cells"].values() for c in cells.values() if c.get("class", {}).get("repro")
+    )
+    cell["class"]["repro"] = "matrix/repro/no_such_script.py"
+    broken = tmp_path / "matrix.json"
+    broken.write_text(json.dumps(matrix))
+    done = _compare("validate", str(broken))
+    assert done.returncode == 1 and "no_such_script.py does not exist" in done.stdout
+    assert _compare("validate", str(tmp_path / "absent.json")).returncode == 2

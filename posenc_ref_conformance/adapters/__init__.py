@@ -7,7 +7,7 @@ An adapter spec is one string (the ``check`` argument or ``POSENC_REF_ADAPTER``)
   or an alias such as ``jax``: :data:`posenc_ref.backends.BACKENDS`);
 * a real library's own code, by name (``LIBRARIES``; a variant after ``:``):
   ``mlx``, ``transformers[:mpt|m2m100|fsmt|gptj]``, ``torchtune``,
-  ``rotary_embedding_torch``, ``keras_hub``, ``vllm[:native]``, ``ggml``;
+  ``rotary_embedding_torch``, ``keras_hub``, ``vllm[:native|deepseek]``, ``ggml``;
   ``INSTALL`` says how to get each library (``scripts/matrix/setup_<name>.sh``);
 * ``package.module`` or ``package.module:NAME``: an importable module defining
   canonical functions, or an :class:`Adapter` subclass / instance / factory named

@@ -44,12 +44,26 @@ Canonical call -> ggml:
   ``short_factor``; ``attn_factor`` = ``sqrt(1 + ln(s) / ln(original))`` with
   ``s = max_position_embeddings / original`` (llama.cpp's converter writes this).
 
+* ``rope_from_base(x, positions, dim, base, scaling, seq_len)``: the op with
+  ``freq_base = base``, ``n_dims = dim`` and the scaling mapped as for
+  ``rope_frequencies``, rotating ``x``.
+* ``rope_heads`` (``thd``: ggml's own ``[n_embd, n_head, n_token]`` tensor, one
+  int32 position per token): the ``rope`` call on those rows.
+
+Variant: ``longrope: phi3-ratio`` (llama.cpp's converter writes the attention
+factor from ``max / original``; ``factor`` and ``attention_factor`` unread).
+
 Not expressible: ``apply_rope`` (the op takes positions, never cos/sin
 tables); YaRN ``truncate=false`` (``ggml_rope_yarn_corr_dims`` always floors and
-ceils); ``ntk``, ``dynamic``, ``llama3`` and ``proportional`` scaling (llama.cpp
-has no such op parameters: NTK by hand through ``freq_base``, Llama 3.1's
-divisors precomputed by its converter, which the ``rope`` path covers through
-``c``); float64 (the kernel is float32/float16 only); positions beyond int32.
+ceils) and a null ``factor`` (the converter writes ``1/factor``); ``ntk``,
+``dynamic``, ``llama3`` and ``proportional`` scaling (llama.cpp has no such op
+parameters: NTK by hand through ``freq_base``, Llama 3.1's divisors precomputed
+by its converter, which the ``rope`` path covers through ``c``); float64 (the
+kernel is float32/float16 only); positions beyond int32; inputs ggml aborts the
+process on (``GGML_ASSERT``: odd or oversized ``n_dims``, short ``freq_factors``),
+which the adapter refuses before the call.  Phases are float32 (``"product"``),
+``theta_i`` an iterative product (up to ~i/2 ulp for pair i).  Nothing is left
+for the suite to express.
 """
 
 from __future__ import annotations
@@ -63,27 +77,9 @@ import numpy as np
 from ._kernel import default_base, pair_table, read_pairs, to_tokens, unit_pairs
 from .base import Adapter, Capabilities, Unsupported
 
-__all__ = ["ADAPTER", "PLANNED_CAPABILITIES", "GgmlAdapter", "frequency_divisors"]
+__all__ = ["ADAPTER", "GgmlAdapter", "frequency_divisors"]
 
 _INT32 = np.iinfo(np.int32)
-
-#: What this adapter would declare in the capability keys the suite is about to grow.
-PLANNED_CAPABILITIES: dict[str, Any] = {
-    # phases: float32, theta_i = i successive float32 products p * theta_scale (error ~ i ulp), p -> float
-    "phase": {"rope_cos_sin": "product", "rope": "product"},
-    "dtypes": {"rope_frequencies": ["float32"], "rope_cos_sin": ["float32"], "rope": ["float32"]},
-    # invalid inputs: ggml checks nothing it can compute, and aborts the process (GGML_ASSERT) on odd
-    # n_dims, n_dims > head_dim or short freq_factors: the adapter reports those as unsupported
-    "error_types": {"rope_frequencies": {}},
-    "variants": {
-        "yarn": "truncated: ggml_rope_yarn_corr_dims always floors/ceils (no truncate=false)",
-        "longrope": "phi3-ratio: llama.cpp's converter sets attn_factor from max/original, no factor",
-    },
-    "apply_layouts": ["tokens-heads-dim"],  # a [n_embd, n_head, n_token] tensor, one int32 position per token
-    "rope_positions": "int32",  # positions -> float inside the kernel (exact below 2**24)
-    "rope_frequencies_from": "base",  # arbitrary inv_freq only through freq_factors divisors (float32)
-    "apply_rope": False,  # positions-driven: no cos/sin tables
-}
 
 
 def frequency_divisors(inv_freq: np.ndarray) -> tuple[float, np.ndarray | None]:
@@ -117,11 +113,15 @@ class GgmlAdapter(Adapter):
 
     name = "ggml"
     capabilities = Capabilities(
-        functions=("rope_frequencies", "rope_cos_sin", "rope"),
+        functions=("rope_frequencies", "rope_cos_sin", "rope", "rope_heads", "rope_from_base"),
         dtypes=("float32",),
         phase="product",  # int32 positions to float, theta_i by successive float32 products
         scaling_types=("default", "linear", "yarn", "longrope"),
+        head_layouts=("thd",),  # a [n_embd, n_head, n_token] tensor, one int32 position per token
+        variants={"longrope": "phi3-ratio"},  # llama.cpp's converter: attn_factor from max / original
         notes={
+            "rope_from_base": "ggml_rope_ext(freq_base=base, n_dims=dim, scaling as llama.cpp sets it)",
+            "rope_heads": "ggml_rope_ext on [tokens, heads, head_dim] rows (thd)",
             "rope": "ggml_rope_ext from int32 positions; non-default inv_freq through freq_factors "
             "(divisors of base**(-2i/d))",
             "rope_cos_sin": "ggml_rope_ext on unit pairs",
@@ -232,6 +232,46 @@ class GgmlAdapter(Adapter):
         )
         return back(out)
 
+    def rope_heads(
+        self,
+        x: Any,
+        positions: Any,
+        inv_freq: Any,
+        *,
+        attention_factor: float,
+        layout: str,
+        head_layout: str,
+    ) -> Any:
+        if head_layout != "thd":
+            msg = f"ggml_rope_ext rotates a [n_embd, n_head, n_token] tensor (thd); got {head_layout!r}"
+            raise Unsupported(msg)
+        base, divisors = frequency_divisors(np.asarray(inv_freq))
+        return self._rope_ext(
+            np.asarray(x, dtype=np.float32),
+            np.asarray(positions),
+            n_dims=2 * np.asarray(inv_freq).size,
+            layout=layout,
+            freq_base=base,
+            divisors=divisors,
+            attn_factor=float(attention_factor),
+        )
+
+    def rope_from_base(
+        self,
+        x: Any,
+        positions: Any,
+        *,
+        dim: int,
+        base: float,
+        scaling: dict[str, Any] | None,
+        seq_len: int | None,
+        layout: str,
+    ) -> Any:
+        x = np.asarray(x, dtype=np.float32)
+        rows, pos, back = to_tokens(x, positions)
+        params = _scaling_params(dim, scaling or {}, seq_len)
+        return back(self._rope_ext(rows, pos, n_dims=dim, layout=layout, freq_base=float(base), **params))
+
     def rope_cos_sin(
         self, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, dtype: str
     ) -> tuple[Any, Any]:
@@ -260,8 +300,8 @@ def _scaling_params(dim: int, scaling: dict[str, Any], seq_len: int | None) -> d
     kind = scaling.get("rope_type", scaling.get("type", "default"))
     if kind == "default":
         return {}
-    if kind in ("linear", "yarn") and "factor" not in scaling:
-        msg = "ggml takes freq_scale = 1/factor; the config gives no factor"
+    if kind in ("linear", "yarn") and scaling.get("factor") is None:
+        msg = "ggml takes freq_scale = 1/factor (llama.cpp's converter writes it); the config gives no factor"
         raise Unsupported(msg)
     if kind == "linear":
         return {"freq_scale": 1.0 / float(scaling["factor"])}

@@ -3,7 +3,7 @@
 Run::
 
     scripts/matrix/setup_keras_hub.sh /work/venvs/keras    # keras 3.15.1, keras-hub 0.32.0
-    KERAS_BACKEND=torch posenc-ref check posenc_ref_conformance.adapters.keras_hub
+    KERAS_BACKEND=torch posenc-ref check keras_hub
 
 (``KERAS_BACKEND`` defaults to ``torch`` here when unset.)  Coverage (canonical
 function -> keras-hub):
@@ -20,7 +20,14 @@ function -> keras-hub):
   max_wavelength=base)`` called on ``x`` as ``[batch, seq, dim]`` with
   ``positions=``; ``base`` is recovered from a default ``inv_freq`` (the layer
   builds its own frequencies), anything else is skipped.
-* ``alibi_slopes`` / ``alibi_bias`` (form ``causal``):
+* ``rope_from_base`` (half, float32): ``RotaryEmbedding(max_wavelength=base,
+  rope_type=..., scaling_factor=factor, beta_fast, beta_slow,
+  original_max_position_embeddings, truncate)``, which builds its own (scaled)
+  frequencies: ``default``, ``linear``, ``dynamic`` and ``yarn`` (its attention
+  factor ``0.1 ln(factor) + 1`` is computed inside).
+* ``rope_heads`` (``bshd``, ``bhsd``): ``RotaryEmbedding(sequence_axis=1 | 2,
+  feature_axis=-1)`` called on ``x`` with ``positions [batch, seq]``.
+* ``alibi_slopes`` / ``alibi_bias`` / ``alibi_bias_from_heads`` (form ``causal``):
   ``keras_hub.layers.AlibiBias(alibi_bias_max=max_bias)`` added to zero scores
   ``[1, H, Lq, Lk]``: it returns ``m_h (k - Lk + 1)`` for key index ``k``, the
   row-identical causal form with the layer's own slopes (it takes no slopes and no
@@ -31,23 +38,22 @@ Convention differences bridged by glue (format only): NumPy <-> Keras tensors;
 positions of any shape viewed as ``[batch, seq]`` and back; ``x[..., S, D]``
 viewed as ``[batch, S, D]``; the layer's ``dtype`` is the run's dtype; a bias
 read as a slope by its sign (``AlibiBias`` at ``Lk = 2``).  ``alibi_bias``
-checks that the case's slopes are the layer's own (else skipped) and that keys
-are contiguous (the layer numbers them ``0 .. Lk-1``; a key offset only shifts
-every row by a constant, which the causal comparison ignores).
-
-Not expressible in the suite's calls yet (``PLANNED_CAPABILITIES``):
-``RotaryEmbedding``'s scaling types (``rope_type="linear" | "dynamic" | "yarn"``
-with ``scaling_factor``, ``beta_fast``, ``beta_slow``,
-``original_max_position_embeddings``, ``truncate``) act inside the layer, which
-exposes no frequencies; :meth:`KerasHubAdapter.rope_from_base` maps the planned
-``rope_from_base`` call onto them (the runner does not call it yet;
-``tests/test_adapter_keras_hub.py`` does).
+checks that the case's slopes are the layer's own (else skipped); ALiBi keys
+must be contiguous (the layer numbers them ``0 .. Lk-1``; a key offset only
+shifts every row by a constant, which the causal comparison ignores).
+``RotaryEmbedding`` rotates the whole feature axis (no partial rotary) and has
+no attention-factor argument.
 
 Precision class: ``RotaryEmbedding`` forms positions and inverse frequencies in
 float32 whatever its dtype (``ops.cast(positions, "float32")``,
-``ops.power(float32(base), ...)``): the phase is a float32 product, so float64
-runs of ``rope`` are skipped.  ``SinePositionEncoding`` computes in the layer's
+``ops.power(float32(base), ...)``): the phase is a float32 product, so its
+functions are declared float32.  ``SinePositionEncoding`` computes in the layer's
 dtype (phase: a product in that dtype).
+
+Not expressible yet: ``RotaryEmbedding(denominator_dim=...)`` (frequencies
+``b**(-2i/denominator_dim)`` over a narrower rotated width, Gemma's partial
+rotary) needs a rotated width apart from the frequency denominator, which
+``rope_from_base`` has only for ``proportional`` scaling (with HF's ``factor``).
 """
 
 from __future__ import annotations
@@ -61,41 +67,7 @@ from ..compare import as_numpy
 from ._glue import check_layout, contiguous_offset, require_default_base, scaling_kind
 from .base import Adapter, Capabilities, Unsupported
 
-__all__ = ["ADAPTER", "PLANNED_CAPABILITIES", "KerasHubAdapter"]
-
-#: What this adapter would declare with the capability keys planned for the suite.
-PLANNED_CAPABILITIES: dict[str, Any] = {
-    "phase": {"sinusoidal": "product", "rope": "product", "rope_from_base": "product"},
-    "dtypes": {
-        "sinusoidal": ["float64", "float32"],
-        "learned": ["float64", "float32"],
-        "rope": ["float32"],
-        "rope_from_base": ["float32"],
-        "alibi_slopes": ["float64", "float32"],
-        "alibi_bias": ["float64", "float32"],
-    },
-    "positions": {"rope": "float32", "sinusoidal": "layer dtype"},
-    "frequencies": {"rope": "float32", "sinusoidal": "layer dtype (pow of rounded 1/base)"},
-    "error_types": {"learned": ["IndexError (torch take past the table)"]},
-    "variants": {
-        "sinusoidal_conventions": {"vaswani": "SinePositionEncoding (max_wavelength = base)"},
-        "layouts": {"half": "RotaryEmbedding (split halves, stack(-x2, x1))"},
-        "scaling_types": {
-            "linear": "rope_type='linear', scaling_factor (frequencies / factor)",
-            "dynamic": "rope_type='dynamic': frequencies / factor**(d/(d-2)), no sequence length",
-            "yarn": "rope_type='yarn', beta_fast, beta_slow, original_max_position_embeddings, "
-            "truncate; attention factor 0.1 ln(factor) + 1 always",
-        },
-        "alibi_forms": {"causal": "AlibiBias: m (k - Lk + 1), row-identical"},
-    },
-    "apply_layouts": ["[batch, seq, dim]", "[batch, seq, heads, dim]"],
-    "new_calls": {
-        "rope_from_base": "rope_from_base(x, positions, *, dim, base, scaling, layout) -> like x "
-        "(RotaryEmbedding builds its own, scaled, frequencies)",
-        "alibi_bias_from_heads": "alibi_bias_from_heads(q_positions, k_positions, *, num_heads, "
-        "max_bias, form) -> [H, Lq, Lk] (AlibiBias computes its own slopes)",
-    },
-}
+__all__ = ["ADAPTER", "KerasHubAdapter"]
 
 _SCALING_OPTIONS = {
     "linear": ("factor",),
@@ -109,11 +81,28 @@ class KerasHubAdapter(Adapter):
 
     name = "keras_hub"
     capabilities = Capabilities(
-        functions=("sinusoidal", "learned", "rope", "alibi_slopes", "alibi_bias"),
-        dtypes={"default": ["float64", "float32"], "rope": ["float32"]},
+        functions=(
+            "sinusoidal",
+            "learned",
+            "rope",
+            "rope_from_base",
+            "rope_heads",
+            "alibi_slopes",
+            "alibi_bias",
+            "alibi_bias_from_heads",
+        ),
+        # RotaryEmbedding casts positions and frequencies to float32 whatever its dtype
+        dtypes={
+            "default": ["float64", "float32"],
+            "rope": ["float32"],
+            "rope_from_base": ["float32"],
+            "rope_heads": ["float32"],
+        },
         phase="product",  # positions cast to the layer dtype, angle = position * frequency
         error_types={"learned": ["IndexError"]},  # torch take past the table
         layouts=("half",),
+        head_layouts=("bhsd", "bshd"),  # sequence_axis 2 or 1, feature_axis -1
+        scaling_types=("default", "linear", "dynamic", "yarn"),  # RotaryEmbedding's rope_type
         alibi_forms=("causal",),
         sinusoidal_conventions=("vaswani",),
         learned_offsets=("plain",),
@@ -123,6 +112,9 @@ class KerasHubAdapter(Adapter):
             "rope": "RotaryEmbedding(max_wavelength=base)(x, positions=...); default inv_freq, float32",
             "alibi_slopes": "-AlibiBias(alibi_bias_max)(zeros[1, H, 1, 2])[0, :, 0, 0]",
             "alibi_bias": "AlibiBias(zeros[1, H, Lq, Lk]): causal row form, its own slopes",
+            "alibi_bias_from_heads": "AlibiBias(alibi_bias_max)(zeros[1, H, Lq, Lk]): causal row form",
+            "rope_from_base": "RotaryEmbedding(max_wavelength, rope_type, scaling_factor, ...); float32",
+            "rope_heads": "RotaryEmbedding(sequence_axis=1 | 2)(x, positions [B, S]); default inv_freq",
         },
     )
 
@@ -214,9 +206,17 @@ class KerasHubAdapter(Adapter):
         return self.keras.ops.reshape(out, data.shape)
 
     def rope_from_base(
-        self, x: Any, positions: Any, *, dim: int, base: float, scaling: dict[str, Any] | None, layout: str
+        self,
+        x: Any,
+        positions: Any,
+        *,
+        dim: int,
+        base: float,
+        scaling: dict[str, Any] | None,
+        seq_len: int | None,
+        layout: str,
     ) -> Any:
-        """Planned call: ``RotaryEmbedding(max_wavelength=base, rope_type=..., ...)`` rotating ``x``."""
+        """``RotaryEmbedding(max_wavelength=base, rope_type=..., ...)`` rotating ``x``."""
         check_layout(layout, ("half",), "keras-hub RotaryEmbedding")
         kind, params = scaling_kind(scaling), dict(scaling or {})
         if kind == "default":
@@ -227,6 +227,33 @@ class KerasHubAdapter(Adapter):
         names = {"factor": "scaling_factor"}
         options = {names.get(k, k): params[k] for k in _SCALING_OPTIONS[kind] if k in params}
         return self._rotate(x, positions, dim=dim, max_wavelength=base, rope_type=kind, **options)
+
+    def rope_heads(
+        self,
+        x: Any,
+        positions: Any,
+        inv_freq: Any,
+        *,
+        attention_factor: float,
+        layout: str,
+        head_layout: str,
+    ) -> Any:
+        check_layout(layout, ("half",), "keras-hub RotaryEmbedding")
+        if head_layout not in ("bhsd", "bshd"):
+            msg = f"RotaryEmbedding takes a sequence_axis and a feature_axis; got head_layout {head_layout!r}"
+            raise Unsupported(msg)
+        if attention_factor != 1.0:
+            msg = "RotaryEmbedding has no attention factor argument (YaRN's is computed inside)"
+            raise Unsupported(msg)
+        base = require_default_base(inv_freq, "keras-hub RotaryEmbedding")
+        data = np.asarray(x)
+        if data.dtype != np.float32 or data.shape[-1] != 2 * np.size(inv_freq):
+            msg = "RotaryEmbedding rotates the whole feature axis, in float32"
+            raise Unsupported(msg)
+        layer = self.layers.RotaryEmbedding(
+            max_wavelength=base, sequence_axis=2 if head_layout == "bhsd" else 1, dtype="float32"
+        )
+        return layer(self._tensor(data), positions=self._tensor(positions))
 
     # --- ALiBi ---------------------------------------------------------------------------------------
 
@@ -249,6 +276,19 @@ class KerasHubAdapter(Adapter):
             msg = "AlibiBias computes its own slopes (alibi_bias_max=8); these differ"
             raise Unsupported(msg)
         return self._alibi(slopes.shape[0], np.size(q_positions), np.size(k_positions), 8.0, dtype)
+
+    def alibi_bias_from_heads(
+        self, q_positions: Any, k_positions: Any, *, num_heads: int, max_bias: float, form: str, dtype: str
+    ) -> Any:
+        if form != "causal":
+            msg = f"AlibiBias builds the causal row form only, not {form!r}"
+            raise Unsupported(msg)
+        q, k = np.asarray(q_positions), np.asarray(k_positions)
+        if not np.issubdtype(q.dtype, np.integer):
+            msg = "AlibiBias takes no query positions; the positions are the adapter's format"
+            raise Unsupported(msg)
+        contiguous_offset(k, "AlibiBias (keys 0 .. Lk-1)")
+        return self._alibi(num_heads, q.size, k.size, max_bias, dtype)
 
 
 def _integer_positions(positions: Any) -> np.ndarray:

@@ -21,18 +21,22 @@ Coverage (canonical function -> rotary-embedding-torch):
   channels), and ``scale`` multiplies cos and sin, which is exactly the
   attention factor.
 
+* ``rope_heads`` (``bhsd``, ``bshd``): ``rotate_queries_or_keys(x, seq_dim=-2 | -3,
+  offset=p0, scale=attention_factor)``, one call per batch row (each row's
+  positions ``p0 + arange(S)``).
+* ``rope_from_base``: ``RotaryEmbedding(dim, theta=base)`` rotating ``x`` with its
+  own frequencies; ``linear`` scaling is ``interpolate_factor`` (positions
+  divided by ``s``, ``(arange(S) + offset) / s`` in the input's dtype), ``ntk``
+  is ``theta_rescale_factor``.
+* ``xpos_scale``: ``RotaryEmbedding(dim, use_xpos=True,
+  xpos_scale_base=scale_base).get_scale(positions)``, ``zeta_i**((m - c)/B)`` with
+  ``zeta_i = (2i + 0.4 d)/(1.4 d)`` and the centre ``c = len(positions) // 2``;
+  keys get its reciprocal (``scale ** -1``, as ``rotate_queries_and_keys``).
+  Only ``gamma = 0.4`` and ``offset = len(positions) // 2`` (per row) are its own.
+
 Both layouts?  No: the library pairs channels ``(2i, 2i+1)`` only (``interleaved``).
-
-Not expressible in the suite's calls yet, offered here as the planned calls
-``xpos_scale`` and ``rope_from_base`` (see ``PLANNED_CAPABILITIES``; the runner
-does not call them, ``tests/test_adapter_rotary_embedding_torch.py`` does):
-
-* xPos (``use_xpos=True``): ``get_scale(positions)`` is ``zeta_i**((m - c)/B)``
-  with ``zeta_i = (2i + 0.4 d)/(1.4 d)``, ``B = xpos_scale_base`` and the centre
-  ``c = len(positions) // 2``; keys get its reciprocal.
-* Position interpolation (``interpolate_factor = s``): positions are divided by
-  ``s`` (``(arange(S) + offset) / s`` in the input's dtype) instead of the
-  frequencies, HF's ``linear`` scaling written on the other factor.
+Not expressible: ``apply_rotary_emb(freqs, t)`` takes the angles, not cos/sin
+tables (a canonical ``apply_rope_angles`` call would check it).
 
 Glue (format only): NumPy <-> torch; the module is moved to the run's dtype with
 ``.to(dtype)`` as a model would be (so its ``freqs`` and caches are float64 in a
@@ -42,7 +46,9 @@ values from one case into another.
 
 Precision class: the phase is the product ``position * theta`` in the module's
 dtype (float32 or float64), positions built in the input's dtype (so rounded to
-float32 above 2**24 in float32 runs, and to bf16/fp16 for such inputs).
+float32 above 2**24 in float32 runs).  Frequencies built from ``theta`` and the
+xPos ``zeta`` are float32 (``.float()``, the torch default) even in a float64
+module: those functions are declared float32.
 """
 
 from __future__ import annotations
@@ -54,39 +60,7 @@ import numpy as np
 from ._glue import check_layout, contiguous_offset, scaling_kind
 from .base import Adapter, Capabilities, Unsupported
 
-__all__ = ["ADAPTER", "PLANNED_CAPABILITIES", "RotaryEmbeddingTorchAdapter"]
-
-#: What this adapter would declare with the capability keys planned for the suite.
-PLANNED_CAPABILITIES: dict[str, Any] = {
-    "phase": {"rope_cos_sin": "product", "rope": "product", "rope_from_base": "product"},
-    "dtypes": {
-        "rope_frequencies": ["float32"],
-        "rope_cos_sin": ["float64", "float32"],
-        "rope": ["float64", "float32"],
-        "xpos_scale": ["float32"],  # zeta is built in float32, even in a .double() module
-        "rope_from_base": ["float32"],
-    },
-    "positions": {"rope": "input dtype", "rope_cos_sin": "module dtype"},
-    "frequencies": {"rope_frequencies": "float32", "rope_from_base": "float32"},
-    "error_types": {"rope_frequencies": ["ZeroDivisionError (dim=2)", "AssertionError"]},
-    "variants": {
-        "layouts": {"interleaved": "rotate_half on (d r) pairs; the only layout"},
-        "scaling_types": {
-            "ntk": "theta_rescale_factor",
-            "linear": "interpolate_factor, on positions (rope_from_base only)",
-        },
-        "xpos": {"gamma": 0.4, "centre": "len(positions) // 2", "scale_base": "xpos_scale_base"},
-    },
-    "apply_layouts": ["[..., seq, dim]", "[batch, seq, heads, dim] (seq_before_head_dim=True)"],
-    "new_calls": {
-        "xpos_scale": "xpos_scale(positions, dim, *, scale_base, gamma, offset, layout, dtype) "
-        "-> (q_scale, k_scale), each [*positions.shape, dim]: zeta_i**(+-(m - offset)/scale_base), "
-        "zeta_i = (2i/dim + gamma)/(1 + gamma); posenc_ref.xpos_scale's signature",
-        "rope_from_base": "rope_from_base(x, positions, *, dim, base, scaling, layout) -> like x: "
-        "the library builds its own frequencies; scaling {'rope_type': 'linear', 'factor': s} "
-        "may divide positions instead (interpolate_factor)",
-    },
-}
+__all__ = ["ADAPTER", "RotaryEmbeddingTorchAdapter"]
 
 
 class RotaryEmbeddingTorchAdapter(Adapter):
@@ -94,17 +68,27 @@ class RotaryEmbeddingTorchAdapter(Adapter):
 
     name = "rotary_embedding_torch"
     capabilities = Capabilities(
-        functions=("rope_frequencies", "rope_cos_sin", "rope"),
-        # freqs are built in float32 (torch default dtype); the angle table follows the input's dtype
-        dtypes={"default": ["float64", "float32"], "rope_frequencies": ["float32"]},
+        functions=("rope_frequencies", "rope_cos_sin", "rope", "rope_heads", "rope_from_base", "xpos_scale"),
+        # freqs and zeta are built in float32 (torch default dtype); the angle table follows the input's
+        dtypes={
+            "default": ["float64", "float32"],
+            "rope_frequencies": ["float32"],
+            "rope_from_base": ["float32"],
+            "xpos_scale": ["float32"],
+        },
         phase="product",
-        error_types={"rope_frequencies": ["AssertionError"]},
+        # AssertionError: interpolate_factor < 1; ZeroDivisionError: theta_rescale_factor ** (dim / (dim - 2))
+        error_types={"rope_frequencies": ["AssertionError"], "rope_from_base": ["AssertionError"]},
         layouts=("interleaved",),
-        scaling_types=("default", "ntk"),
+        head_layouts=("bhsd", "bshd"),  # seq_dim -2, or -3 (seq_before_head_dim)
+        scaling_types=("default", "linear", "ntk"),  # linear: interpolate_factor, rope_from_base only
         notes={
             "rope_frequencies": "RotaryEmbedding(dim, theta, theta_rescale_factor).freqs; float32 only",
             "rope_cos_sin": "cos/sin of RotaryEmbedding(custom_freqs=inv_freq)(positions)",
             "rope": "rotate_queries_or_keys(x, offset, scale=attention_factor); contiguous positions",
+            "rope_heads": "rotate_queries_or_keys(x[b], seq_dim, offset) per batch row; contiguous rows",
+            "rope_from_base": "RotaryEmbedding(dim, theta, interpolate_factor | theta_rescale_factor)",
+            "xpos_scale": "get_scale(positions): centre len(positions) // 2, gamma 0.4 only",
         },
     )
 
@@ -152,8 +136,8 @@ class RotaryEmbeddingTorchAdapter(Adapter):
             module = self._cls(dim, theta=base)
         elif kind == "ntk":
             module = self._cls(dim, theta=base, theta_rescale_factor=(scaling or {})["factor"])
-        else:
-            msg = f"rotary-embedding-torch has no {kind!r} frequency scaling"
+        else:  # linear scaling (interpolate_factor) divides the positions, never the frequencies
+            msg = f"rotary-embedding-torch has no {kind!r} frequency scaling (it scales positions)"
             raise Unsupported(msg)
         return module.freqs.detach(), 1.0
 
@@ -174,7 +158,34 @@ class RotaryEmbeddingTorchAdapter(Adapter):
         module = self._custom(inv_freq, str(np.asarray(x).dtype))
         return module.rotate_queries_or_keys(data, offset=offset, scale=attention_factor)
 
-    # --- planned calls (not in the suite's protocol yet) ----------------------------------------------
+    def rope_heads(
+        self,
+        x: Any,
+        positions: Any,
+        inv_freq: Any,
+        *,
+        attention_factor: float,
+        layout: str,
+        head_layout: str,
+    ) -> Any:
+        check_layout(layout, ("interleaved",), "rotary-embedding-torch")
+        if head_layout not in ("bhsd", "bshd"):
+            msg = f"rotate_queries_or_keys takes a seq_dim (bhsd -2, bshd -3); got {head_layout!r}"
+            raise Unsupported(msg)
+        data = np.ascontiguousarray(x)
+        rows = []
+        for batch, row_positions in enumerate(np.asarray(positions)):
+            offset = contiguous_offset(row_positions, "rotate_queries_or_keys")
+            module = self._custom(inv_freq, str(data.dtype))
+            rows.append(
+                module.rotate_queries_or_keys(
+                    self.torch.from_numpy(data[batch : batch + 1]),
+                    seq_dim=-2 if head_layout == "bhsd" else -3,
+                    offset=offset,
+                    scale=attention_factor,
+                )
+            )
+        return self.torch.cat(rows)
 
     def xpos_scale(
         self,
@@ -189,20 +200,29 @@ class RotaryEmbeddingTorchAdapter(Adapter):
     ) -> tuple[Any, Any]:
         """``(q_scale, k_scale)`` of ``RotaryEmbedding(dim, use_xpos=True).get_scale(positions)``."""
         check_layout(layout, ("interleaved",), "rotary-embedding-torch")
-        flat = np.asarray(positions).reshape(-1)
+        rows = np.asarray(positions)
+        rows = rows.reshape(-1, rows.shape[-1]) if rows.ndim else rows.reshape(1, 1)
         if gamma != 0.4:
             msg = "rotary-embedding-torch fixes xPos gamma at 0.4"
             raise Unsupported(msg)
-        if offset != flat.size // 2:
-            msg = "rotary-embedding-torch centres xPos at len(positions) // 2"
+        if offset != rows.shape[-1] // 2:
+            msg = f"rotary-embedding-torch centres xPos at len(positions) // 2 = {rows.shape[-1] // 2}"
             raise Unsupported(msg)
         module = self._cls(dim, use_xpos=True, xpos_scale_base=scale_base).to(self._dtype(dtype))
-        scale = module.get_scale(self.torch.from_numpy(flat).to(self._dtype(dtype)))
-        shape = (*np.shape(positions), dim)
-        return scale.reshape(shape), (scale**-1).reshape(shape)
+        scales = [module.get_scale(self.torch.from_numpy(row).to(self._dtype(dtype))) for row in rows]
+        scale = self.torch.stack(scales).reshape(*np.shape(positions), dim)
+        return scale, scale**-1
 
     def rope_from_base(
-        self, x: Any, positions: Any, *, dim: int, base: float, scaling: dict[str, Any] | None, layout: str
+        self,
+        x: Any,
+        positions: Any,
+        *,
+        dim: int,
+        base: float,
+        scaling: dict[str, Any] | None,
+        seq_len: int | None,
+        layout: str,
     ) -> Any:
         """``RotaryEmbedding(dim, theta=base, ...)`` rotating ``x`` with its own frequencies."""
         check_layout(layout, ("interleaved",), "rotary-embedding-torch")

@@ -23,9 +23,20 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   (``rotate_every_two``).  ``rope``: the two chained, as a model chains them.
 * ``t5_bucket``: ``T5Attention._relative_position_bucket``.  Underscored, but it
   is HF's only bucket function (T5, mT5, LongT5, Pix2Struct, UMT5 copy it).
-* ``alibi_slopes``, ``alibi_bias`` (the causal, row-identical form ``+m j``
-  only): ``bloom.build_alibi_tensor``; variant ``mpt``:
+* ``t5_bias``: ``T5Attention(config, has_relative_attention_bias=True).compute_bias(
+  query_length, key_length, past_seen_tokens=...)`` with the case's table loaded
+  into ``relative_attention_bias`` (``is_decoder`` = not bidirectional).
+* ``alibi_slopes``, ``alibi_bias``, ``alibi_bias_from_heads`` (the causal,
+  row-identical form ``+m j`` only): ``bloom.build_alibi_tensor``; variant ``mpt``:
   ``mpt.build_mpt_alibi_tensor`` (``m (j - L + 1)``, with ``alibi_bias_max``).
+* ``alibi_bias_from_mask``: ``bloom.build_alibi_tensor(attention_mask, ...)`` itself
+  (its padding-aware key index ``(cumsum(mask) - 1) * mask``).
+* ``token_positions``: ``RobertaEmbeddings.create_position_ids_from_input_ids``
+  (fairseq's ``make_positions``; 31 other models copy it).
+* ``mrope_position_ids``: ``Qwen2_5_VLModel.get_rope_index`` of a one-layer model
+  (text runs are token type 0, a ``[1, h, w]`` block an image, ``[t, h, w]`` with
+  ``t > 1`` a video with ``second_per_grid_ts = time_interval``; grids are given
+  before the 2 x 2 spatial merge, as the processor gives them).
 * ``sinusoidal``: ``vaswani`` -> ``xlm.create_sinusoidal_embeddings``;
   ``marian`` -> ``MarianSinusoidalPositionalEmbedding.create_weight`` +
   ``forward``; ``fairseq`` -> ``Speech2TextSinusoidalPositionalEmbedding.
@@ -39,7 +50,8 @@ Coverage, canonical function -> transformers code path (read at 5.24):
 
 Not covered: HF has no standalone ``interpolate_table``, Shaw index (v5
 removed ``relative_key``), ``relative_positions`` or Llama 4 temperature
-function (``attn_scales`` is inline in ``Llama4TextAttention.forward``).
+function (``attn_scales`` is inline in ``Llama4TextAttention.forward``); no
+``[tokens, heads, dim]`` rotation (``rope_heads`` layout ``thd``).
 
 Glue, each a convention difference and nothing computed:
 
@@ -77,10 +89,18 @@ Glue, each a convention difference and nothing computed:
    and HF's ``[batch, seq, heads, dim]`` output is transposed back.
 
 Precision: HF computes positional tables, frequencies and phases in float32
-(``.float()``; XLM and Marian in float64 NumPy, then ``torch.FloatTensor``),
-so the adapter declares float32; the float64 it could also run
-(``apply_rope`` and ``learned`` follow their input) is in
-:data:`PLANNED_CAPABILITIES`.  Phases are float32 products ``m * theta``.
+(``.float()``; XLM and Marian in float64 NumPy, then ``torch.FloatTensor``), so
+the adapter declares float32, and float64 for ``apply_rope`` and ``learned``,
+which follow their input.  Phases are float32 products ``m * theta``
+(``"product"``); XLM's and Marian's tables are rounded once (``"exact"``).
+
+Variants: a query row with every key masked gets uniform weights
+(``fully-masked-rows: uniform``: ``finfo.min`` on every logit).  One rule the
+suite cannot express: HF >= 5 *requires* YaRN's ``factor`` key (``validate_rope``
+raises ``KeyError`` without it; an explicit ``factor: None`` derives
+``max_position_embeddings / original``), a rule about one key of the ``yarn``
+topic, whose variants are whole formulas; the case that leaves the key out is
+classified as that convention in ``docs/matrix/classification.json``.
 """
 
 from __future__ import annotations
@@ -91,7 +111,7 @@ import numpy as np
 
 from .base import Adapter, Capabilities, Unsupported
 
-__all__ = ["ADAPTERS", "PLANNED_CAPABILITIES", "TransformersAdapter", "missing"]
+__all__ = ["ADAPTERS", "TransformersAdapter", "missing"]
 
 #: Largest table (rows x columns) the adapter asks HF to build; XLM and Marian fill theirs in Python.
 MAX_TABLE = {"torch": 2**25, "python": 2**21}
@@ -101,24 +121,6 @@ _SINUSOIDAL_OPTIONS = {
     "marian": {"base": 10000.0},
     "fairseq": {"padding_idx": 1},
     "tensor2tensor": {"min_timescale": 1.0, "max_timescale": 1.0e4},
-}
-
-#: What the adapter would declare once the suite has these keys (measured with transformers 5.24).
-PLANNED_CAPABILITIES: dict[str, Any] = {
-    "variants": {
-        # HF >= 5 requires the key; factor=None (explicit) derives max_position_embeddings / original
-        "scaling_types": {"yarn": ["factor-required"]},
-        # Whisper's sinusoids(): even dim >= 4 only, min_timescale fixed at 1
-        "sinusoidal_conventions": {"tensor2tensor": ["whisper"]},
-        # a query row with every key masked: finfo.min everywhere, so uniform weights (mean of v)
-        "attention_fully_masked_rows": ["uniform"],
-    },
-    "head_layouts": {
-        "apply_rope": {
-            "half": ["[batch, heads, seq, dim]", "[batch, seq, heads, dim]"],  # unsqueeze_dim 1 or 2
-            "interleaved": ["[batch, seq, heads, dim]"],  # GPT-J's rotate_every_two indexes 4 axes
-        },
-    },
 }
 
 
@@ -191,6 +193,8 @@ class TransformersAdapter(Adapter):
             # KeyError: missing key / unknown rope_type; StrictDataclassClassValidationError (huggingface_hub,
             # not a ValueError): odd head_dim; RuntimeError: a factor list of the wrong length
             "rope_frequencies": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"],
+            # the same config errors; RuntimeError: dim above the width (apply_rotary_pos_emb's broadcast)
+            "rope_from_base": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"],
             # ZeroDivisionError: dim 2 or 3 (fairseq); IndexError: a row before 0; RuntimeError: float ids
             "sinusoidal": ["ZeroDivisionError", "IndexError", "RuntimeError"],
             "learned": ["IndexError"],  # nn.Embedding past the table
@@ -198,9 +202,14 @@ class TransformersAdapter(Adapter):
             "t5_bucket": ["ZeroDivisionError", "RuntimeError"],
         },
         scaling_types=("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"),
+        head_layouts=("bhsd", "bshd"),  # apply_rotary_pos_emb's unsqueeze_dim 1 / 2; no [tokens, heads, dim]
         alibi_forms=("causal",),
         sinusoidal_conventions=("vaswani", "tensor2tensor", "fairseq", "marian"),
         learned_offsets=("opt",),
+        # eager_mask puts finfo.min on every masked logit: a row with no visible key averages v
+        variants={"fully-masked-rows": "uniform"},
+        # segments are the adapter's own input format: an empty vision block has no tokens to hand HF
+        invalid_inputs={"mrope_position_ids": False},
         notes={
             "rope_frequencies": "ROPE_INIT_FUNCTIONS / LlamaRotaryEmbedding.compute_default_rope_parameters "
             "on a LlamaConfig; float32",
@@ -210,6 +219,14 @@ class TransformersAdapter(Adapter):
             "alibi_bias": "bloom.build_alibi_tensor: causal row-identical form only, BLOOM's own slopes",
             "sinusoidal": "XLM (vaswani), Marian, Speech2Text (fairseq), Whisper (tensor2tensor, even dim)",
             "learned": "OPTLearnedPositionalEmbedding (offset 2)",
+            "rope_from_base": "Llama/CohereRotaryEmbedding(config) with its own ROPE_INIT_FUNCTIONS and "
+            "dynamic_rope_update, then apply_rotary_pos_emb; seq_len = max(positions)+1 (dynamic, longrope)",
+            "rope_heads": "rotary forward(x, position_ids [B, S]); gpt_neox / cohere apply_rotary_pos_emb "
+            "(unsqueeze_dim), gptj apply_rotary_pos_emb (bshd)",
+            "t5_bias": "T5Attention.compute_bias(query_length, key_length, past_seen_tokens), case table",
+            "alibi_bias_from_mask": "bloom.build_alibi_tensor(attention_mask, num_heads, float32)",
+            "token_positions": "RobertaEmbeddings.create_position_ids_from_input_ids, minus padding_idx + 1",
+            "mrope_position_ids": "Qwen2_5_VLModel.get_rope_index on token types and grids",
         },
     )
 
@@ -244,8 +261,11 @@ class TransformersAdapter(Adapter):
 
     # --- RoPE ------------------------------------------------------------------------------------------
 
-    def _llama_config(self, dim: int, base: float, scaling: dict[str, Any] | None) -> Any:
-        from transformers import LlamaConfig
+    def _llama_config(
+        self, dim: int, base: float, scaling: dict[str, Any] | None, layout: str = "half"
+    ) -> Any:
+        """A one-head config of ``layout``'s model (Llama half, Cohere interleaved), these RoPE parameters."""
+        from transformers import CohereConfig, LlamaConfig
 
         params = dict(scaling or {"rope_type": "default"})
         max_positions = params.pop("max_position_embeddings", None)
@@ -254,7 +274,7 @@ class TransformersAdapter(Adapter):
             scaled = isinstance(factor, (int, float)) and factor > 1
             max_positions = int(original * factor) if scaled else original
         params.setdefault("rope_theta", base)
-        return LlamaConfig(
+        return (LlamaConfig if layout == "half" else CohereConfig)(
             head_dim=dim,
             hidden_size=dim,
             num_attention_heads=1,
@@ -279,16 +299,18 @@ class TransformersAdapter(Adapter):
             return LlamaRotaryEmbedding.compute_default_rope_parameters(config)
         return ROPE_INIT_FUNCTIONS[kind](config, None, seq_len=seq_len)  # KeyError for unknown types, as HF
 
-    def _rotary(self, inv_freq: np.ndarray, attention_factor: float, layout: str) -> Any:
-        """The rotary-embedding module of ``layout`` holding the given frequencies."""
+    @staticmethod
+    def _rotary_class(layout: str) -> Any:
         if layout == "half":
-            from transformers import LlamaConfig as Config
             from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding as Rotary
         else:
-            from transformers import CohereConfig as Config
             from transformers.models.cohere.modeling_cohere import CohereRotaryEmbedding as Rotary
+        return Rotary
+
+    def _rotary(self, inv_freq: np.ndarray, attention_factor: float, layout: str) -> Any:
+        """The rotary-embedding module of ``layout`` holding the given frequencies."""
         dim = 2 * inv_freq.size
-        module = Rotary(Config(head_dim=dim, hidden_size=dim, num_attention_heads=1, num_key_value_heads=1))
+        module = self._rotary_class(layout)(self._llama_config(dim, 10000.0, None, layout))
         module.register_buffer("inv_freq", self._t(inv_freq), persistent=False)
         module.attention_scaling = attention_factor
         return module
@@ -308,15 +330,19 @@ class TransformersAdapter(Adapter):
             return self._rotary(inv_freq, attention_factor, layout)(x, self._t(positions))
 
     def _gptj_cos_sin(self, positions: np.ndarray, inv_freq: np.ndarray, attention_factor: float) -> Any:
-        from transformers import GPTJConfig
-        from transformers.models.gptj.modeling_gptj import GPTJRotaryEmbedding
-
         dim = 2 * inv_freq.size
         if attention_factor != 1.0 or not np.allclose(
             inv_freq, 10000.0 ** (-np.arange(0, dim, 2) / dim), rtol=1e-12, atol=0
         ):
             msg = "GPT-J's table is fixed: base 10000, no attention factor"
             raise Unsupported(msg)
+        return self._gptj_table(positions, dim)
+
+    def _gptj_table(self, positions: np.ndarray, dim: int) -> Any:
+        """GPT-J's own float32 table (``create_sinusoidal_positions``) at ``positions``, full width."""
+        from transformers import GPTJConfig
+        from transformers.models.gptj.modeling_gptj import GPTJRotaryEmbedding
+
         rows = _nonnegative(positions, "GPT-J's rotary table")
         _check_table(rows, dim, "torch", "GPT-J's rotary table")
         module = GPTJRotaryEmbedding(GPTJConfig(rotary_dim=dim, n_positions=rows, n_embd=dim, n_head=1))
@@ -349,6 +375,78 @@ class TransformersAdapter(Adapter):
                 out = torch.cat([rot, q[..., width:]], dim=-1)
         return out.reshape(x.shape)
 
+    def rope_from_base(
+        self,
+        x: Any,
+        positions: Any,
+        *,
+        dim: int,
+        base: float,
+        scaling: dict[str, Any] | None,
+        seq_len: int | None,
+        layout: str,
+    ) -> Any:
+        if layout not in ("half", "interleaved"):
+            msg = f"HF rotary embeddings have no layout {layout!r}"
+            raise Unsupported(msg)
+        positions = np.asarray(positions)
+        if layout == "interleaved" and self.interleaved_source == "gptj":
+            if scaling is not None or base != 10000.0:
+                msg = "GPT-J's table is fixed: base 10000, no scaling"
+                raise Unsupported(msg)
+            cos, sin = self._gptj_table(positions, dim)
+            return self.apply_rope(x, cos, sin, layout=layout)
+        kind = (scaling or {}).get("rope_type", (scaling or {}).get("type", "default"))
+        served = int(positions.max()) + 1 if positions.size else 0
+        if kind in ("dynamic", "longrope") and seq_len != served:
+            msg = (
+                f"HF's dynamic_rope_update takes the length from the positions ({served}); seq_len={seq_len}"
+            )
+            raise Unsupported(msg)
+        module = self._rotary_class(layout)(self._llama_config(dim, base, scaling, layout))
+        probe = self.torch.empty(0, dtype=self.torch.float32)
+        with self.torch.no_grad():
+            cos, sin = module(probe, self._t(positions)[None, :])  # position_ids [1, S]
+        return self.apply_rope(x, cos[0], sin[0], layout=layout)
+
+    def rope_heads(
+        self,
+        x: Any,
+        positions: Any,
+        inv_freq: Any,
+        *,
+        attention_factor: float,
+        layout: str,
+        head_layout: str,
+    ) -> Any:
+        if head_layout not in ("bhsd", "bshd"):
+            msg = (
+                f"HF's apply_rotary_pos_emb takes x as bhsd or bshd (unsqueeze_dim 1, 2); got {head_layout!r}"
+            )
+            raise Unsupported(msg)
+        torch = self.torch
+        cos, sin = self.rope_cos_sin(  # [batch, seq, R], from position_ids [batch, seq]
+            positions, inv_freq, attention_factor=attention_factor, layout=layout, dtype="float32"
+        )
+        q = self._t(x)
+        width = cos.shape[-1]
+        rot, rest = q[..., :width], q[..., width:]  # partial rotary, as GPT-NeoX / GPT-J split it
+        with torch.no_grad():
+            if layout == "half":
+                from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox
+
+                out, _ = neox(q, q, cos, sin, unsqueeze_dim=1 if head_layout == "bhsd" else 2)
+                return out
+            if head_layout == "bshd":
+                from transformers.models.gptj.modeling_gptj import apply_rotary_pos_emb as gptj
+
+                rotated = gptj(rot, sin[..., 0::2], cos[..., 0::2])
+            else:
+                from transformers.models.cohere.modeling_cohere import apply_rotary_pos_emb as cohere
+
+                rotated, _ = cohere(rot, rot, cos, sin, unsqueeze_dim=1)
+        return torch.cat([rotated, rest], dim=-1)
+
     # --- T5 ----------------------------------------------------------------------------------------------
 
     def t5_bucket(self, relative: Any, *, bidirectional: bool, num_buckets: int, max_distance: int) -> Any:
@@ -360,6 +458,48 @@ class TransformersAdapter(Adapter):
             num_buckets=num_buckets,
             max_distance=max_distance,
         )
+
+    def t5_bias(
+        self, q_positions: Any, k_positions: Any, table: Any, *, bidirectional: bool, max_distance: int
+    ) -> Any:
+        from transformers import T5Config
+        from transformers.models.t5.modeling_t5 import T5Attention
+
+        table, q, k = np.asarray(table), np.asarray(q_positions), np.asarray(k_positions)
+        if table.ndim != 2:
+            msg = (
+                f"T5 holds the table as nn.Embedding(num_buckets, num_heads) weights; got shape {table.shape}"
+            )
+            raise Unsupported(msg)
+        if not (np.issubdtype(q.dtype, np.integer) and np.issubdtype(k.dtype, np.integer)):
+            msg = "compute_bias takes lengths and an offset; the positions are the adapter's format"
+            raise Unsupported(msg)
+        config = T5Config(
+            d_model=table.shape[1],
+            d_kv=1,
+            num_heads=table.shape[1],
+            relative_attention_num_buckets=table.shape[0],
+            relative_attention_max_distance=max_distance,
+            is_decoder=not bidirectional,
+        )
+        module = T5Attention(config, has_relative_attention_bias=True, layer_idx=0).to(self._t(table).dtype)
+        module.relative_attention_bias.load_state_dict({"weight": self._t(table)})
+        lead = np.broadcast_shapes(q.shape[:-1], k.shape[:-1])
+        q, k = np.broadcast_to(q, (*lead, q.shape[-1])), np.broadcast_to(k, (*lead, k.shape[-1]))
+        blocks = [self._t5_block(module, q[i], k[i]) for i in np.ndindex(lead)]
+        return self.torch.stack(blocks).reshape(*lead, table.shape[1], q.shape[-1], k.shape[-1])
+
+    def _t5_block(self, module: Any, q: np.ndarray, k: np.ndarray) -> Any:
+        """``compute_bias`` over the smallest block of queries ``past + arange(Lq)`` and keys ``arange(Lk)``
+        holding ``q`` and ``k`` (both shifted by ``min(k)``: the bias depends on ``k - q`` only), indexed."""
+        q, k = q - k.min(), k - k.min()
+        past = int(q.min())
+        _check_table(
+            (int(q.max()) - past + 1) * (int(k.max()) + 1), module.n_heads, "torch", "T5 compute_bias"
+        )
+        with self.torch.no_grad():
+            bias = module.compute_bias(int(q.max()) - past + 1, int(k.max()) + 1, past_seen_tokens=past)[0]
+        return bias[:, self._t(q - past)][:, :, self._t(k)]
 
     # --- ALiBi -------------------------------------------------------------------------------------------
 
@@ -397,6 +537,36 @@ class TransformersAdapter(Adapter):
             raise Unsupported(msg)
         row = self._alibi_row(slopes.size, rows, 8.0)[:, :, self._t(k.reshape(-1))]
         return row.broadcast_to((slopes.size, np.asarray(q_positions).size, k.size))
+
+    def alibi_bias_from_heads(
+        self, q_positions: Any, k_positions: Any, *, num_heads: int, max_bias: float, form: str, dtype: str
+    ) -> Any:
+        if form != "causal":
+            msg = f"HF's ALiBi tensors are the causal row-identical form only; got form {form!r}"
+            raise Unsupported(msg)
+        _float32_only(dtype, f"{self.alibi_source} ALiBi")
+        q, k = np.asarray(q_positions), np.asarray(k_positions)
+        if not (np.issubdtype(q.dtype, np.integer) and np.issubdtype(k.dtype, np.integer)):
+            msg = (
+                f"{self.alibi_source} builds its tensor from a length; the positions are the adapter's format"
+            )
+            raise Unsupported(msg)
+        rows = _nonnegative(k, f"{self.alibi_source} ALiBi")
+        _check_table(rows, num_heads, "torch", f"{self.alibi_source} ALiBi")
+        row = self._alibi_row(num_heads, rows, max_bias)[:, :, self._t(k.reshape(-1))]
+        return row.broadcast_to((num_heads, q.size, k.size))
+
+    def alibi_bias_from_mask(self, mask: Any, *, num_heads: int, max_bias: float, dtype: str) -> Any:
+        from transformers.models.bloom.modeling_bloom import build_alibi_tensor
+
+        _float32_only(dtype, "BLOOM's build_alibi_tensor")
+        if max_bias != 8.0:
+            msg = "BLOOM's build_alibi_tensor has no max_bias (always 8)"
+            raise Unsupported(msg)
+        mask = np.asarray(mask)
+        rows = self._t(mask.reshape(-1, mask.shape[-1]))  # HF's attention_mask [batch, seq]
+        alibi = build_alibi_tensor(rows, num_heads, self.torch.float32)  # [batch * heads, 1, seq]
+        return alibi.reshape(*mask.shape[:-1], num_heads, 1, mask.shape[-1])
 
     # --- absolute ----------------------------------------------------------------------------------------
 
@@ -479,6 +649,63 @@ class TransformersAdapter(Adapter):
         module.load_state_dict({"weight": table})
         with self.torch.no_grad():
             return module(None, position_ids=self._t(positions))
+
+    def token_positions(self, mask: Any, *, cache_length: int) -> Any:
+        from transformers.models.roberta.modeling_roberta import RobertaEmbeddings
+
+        mask = np.asarray(mask)
+        if mask.dtype != np.bool_ and not np.issubdtype(mask.dtype, np.integer):
+            msg = "create_position_ids_from_input_ids takes input_ids; the mask is the adapter's format"
+            raise Unsupported(msg)
+        padding_idx = 1  # RoBERTa's; real tokens count from padding_idx + 1
+        ids = np.where(mask.reshape(-1, mask.shape[-1]) != 0, padding_idx + 1, padding_idx)
+        numbered = RobertaEmbeddings.create_position_ids_from_input_ids(
+            self._t(ids), padding_idx, cache_length=cache_length
+        )
+        return (numbered - (padding_idx + 1)).reshape(
+            mask.shape
+        )  # fairseq's offset: padding -1, tokens from 0
+
+    def _qwen_vl(self) -> Any:
+        """A one-layer Qwen2.5-VL model (2 x 2 spatial merge, one token per second), made once."""
+        if getattr(self, "_qwen", None) is None:
+            from transformers import Qwen2_5_VLConfig
+            from transformers.models.qwen2_5_vl.modeling_qwen2_5_vl import Qwen2_5_VLModel
+
+            tiny = {"hidden_size": 8, "intermediate_size": 8, "num_attention_heads": 1}
+            text = {**tiny, "vocab_size": 8, "num_hidden_layers": 1, "num_key_value_heads": 1}
+            text.update(bos_token_id=None, eos_token_id=None)
+            text["rope_parameters"] = {
+                "rope_type": "default",
+                "rope_theta": 10000.0,
+                "mrope_section": [1, 1, 2],
+            }
+            vision = {**tiny, "depth": 1, "num_heads": 1, "out_hidden_size": 8, "fullatt_block_indexes": [0]}
+            vision.update(spatial_merge_size=2, tokens_per_second=1)
+            self._qwen = Qwen2_5_VLModel(Qwen2_5_VLConfig(text_config=text, vision_config=vision))
+        return self._qwen
+
+    def mrope_position_ids(self, segments: Any, *, time_interval: float) -> Any:
+        torch = self.torch
+        merge = 2
+        types, images, videos = [], [], []
+        for segment in segments:
+            if isinstance(segment, (list, tuple)):
+                t, h, w = (int(n) for n in segment)
+                types += [1 if t == 1 else 2] * (t * h * w)  # token types: text 0, image 1, video 2
+                (images if t == 1 else videos).append([t, h * merge, w * merge])  # grids before the merge
+            else:
+                types += [0] * int(segment)
+        token_types = torch.tensor([types], dtype=torch.int32)
+        grids = {
+            "image_grid_thw": torch.tensor(images) if images else None,
+            "video_grid_thw": torch.tensor(videos) if videos else None,
+            "second_per_grid_ts": torch.tensor([float(time_interval)] * len(videos)) if videos else None,
+        }
+        ids = torch.zeros(token_types.shape, dtype=torch.long)  # get_rope_index reads the token types
+        with torch.no_grad():
+            position_ids, _ = self._qwen_vl().get_rope_index(ids, token_types, **grids)
+        return position_ids[:, 0]
 
     # --- masks -------------------------------------------------------------------------------------------
 

@@ -31,17 +31,41 @@ Canonical call -> vLLM:
   of at least ``max(positions) + 1`` rows.
 * ``apply_rope``: the case's tables become a ``cos_sin_cache`` (one row per
   token, ``[cos_pairs, sin_pairs]``) passed explicitly to the static kernels.
+* ``rope_from_base``: the layer ``get_rope(head_size, rows, is_neox_style,
+  {"rope_theta": base, "rope_dim": dim, **scaling})`` rotating ``x`` at its
+  positions: vLLM derives its own frequencies for every type, with ``seq_len``
+  mapped as for ``rope_frequencies``; positions past the layer's cache are
+  refused (the CPU op reads past it).
+* ``rope_heads`` (``thd``, vLLM's own ``[tokens, heads, head_size]`` with one
+  position per token): the default layer on ``query [tokens, heads * head_size]``.
 
 Input glue (:func:`._kernel.to_tokens`): ``x [..., H, L, D]`` with positions
 ``[L]`` becomes vLLM's ``[tokens, H * D]``; other shapes rotate each row as a
 token of one head.  Everything is float32: vLLM computes its frequencies and
 phases in float32 (``torch.arange(..., dtype=float)``, ``einsum(t, inv_freq)``)
-whatever the layer dtype, and the CPU op has no float64 kernel.
+whatever the layer dtype (``"product"``), and the CPU op has no float64 kernel.
+
+Variants vLLM computes under canonical names: ``ntk: vllm`` (``(b s)**(-2i/d) /
+s**(2/d)``), ``longrope: phi3-ratio`` (the attention factor from
+``max_position / original``; ``factor`` and ``attention_factor`` unread),
+``proportional: gemma4`` (no division by ``factor``).  Its separate
+``deepseek_yarn`` type is the ``yarn: deepseek`` variant: ``vllm:deepseek`` runs
+``rope_frequencies`` and ``rope_from_base`` with ``yarn`` mapped onto it.
+
+vLLM's ``dynamic`` is a static NTK base chosen once from the served
+``max_position`` and ``max_trained_positions``: canonical ``dynamic`` with
+``seq_len`` = that length, which the adapter passes, so no variant is needed
+(below the trained length vLLM's base turns complex: a bug, classified).  One
+rule the suite cannot express: vLLM's YaRN requires ``factor`` (HF v4's schema:
+an absent or null ``factor`` is an error, where HF v5 derives it), a rule about
+one key of the ``yarn`` topic; those cases are classified as that convention in
+``docs/matrix/classification.json``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import pathlib
 import tempfile
@@ -53,7 +77,7 @@ import numpy as np
 from ._kernel import default_base, pair_table, pair_values, read_pairs, to_tokens, unit_pairs
 from .base import Adapter, Capabilities, Unsupported
 
-__all__ = ["ADAPTER", "PLANNED_CAPABILITIES", "NativeAdapter", "VllmAdapter"]
+__all__ = ["ADAPTER", "DeepseekAdapter", "NativeAdapter", "VllmAdapter"]
 
 #: Largest cos/sin cache (bytes) a ``rope`` call may build: vLLM precomputes one row per position.
 MAX_CACHE_BYTES = 5 * 2**28
@@ -67,37 +91,9 @@ _NOTES = {
     "apply_rope": "the case's tables as an explicit cos_sin_cache, one row per token",
     "rope": "get_rope(head_size, rope_dim=2 len(inv_freq), base from inv_freq); default frequencies and "
     "attention factor 1 only",
-}
-
-#: What this adapter would declare in the capability keys the suite is about to grow.
-PLANNED_CAPABILITIES: dict[str, Any] = {
-    # phases: float32 einsum(t, inv_freq), t = torch.arange(max_position, dtype=float32), inv_freq float32
-    "phase": {"rope_cos_sin": "product", "rope": "product"},
-    "dtypes": {
-        "rope_frequencies": ["float32"],
-        "rope_cos_sin": ["float32"],
-        "apply_rope": ["float32"],  # the CPU op has no float64 kernel ("not implemented for 'Double'")
-        "rope": ["float32"],
-    },
-    # invalid rope_frequencies inputs vLLM rejects, and with what; the rest it computes silently
-    "error_types": {
-        "rope_frequencies": {
-            "missing-factor": "KeyError",
-            "unknown-type": "ValueError",
-            "longrope-length": "StrictDataclassClassValidationError",  # transformers, via ModelConfig
-            "odd-dim": "RuntimeError (vllm:native only; the CPU op computes)",
-        }
-    },
-    "variants": {
-        "ntk": "vllm-fixed: inv_freq_i = (b s)**(-2i/d) / s**(2/d)",
-        "dynamic": "vllm-static: one base at init from served max_position / max_trained_positions",
-        "yarn": "hf (vLLM's separate 'deepseek_yarn' type: mscale_all_dim defaults to 0, always truncated)",
-        "longrope": "phi3-ratio: mscale from max_position / original_max; factor, attention_factor unread",
-        "proportional": "gemma4: no factor",
-    },
-    "apply_layouts": ["tokens-heads-dim"],  # query [tokens, heads * head_size], one position per token
-    "rope_positions": "cache-index",  # 0 <= p < max_position rows; t is float32, so p > 2**24 rounds
-    "rope_frequencies_from": "base",  # rope_theta + scaling type; never given frequencies
+    "rope_heads": "the default layer on query [tokens, heads * head_size] (thd)",
+    "rope_from_base": "get_rope(head_size, rows, neox, {rope_theta: base, rope_dim: dim, **scaling}); "
+    "vLLM's own frequencies",
 }
 
 
@@ -117,13 +113,23 @@ class VllmAdapter(Adapter):
 
     name = "vllm"
     path = "cpu"
+    yarn_type = "yarn"  # the rope_type get_rope is given for canonical yarn configs
+    heads_axis = False  # query [tokens, heads * head_size]; DeepSeek's layer takes [tokens, heads, head_size]
     capabilities = Capabilities(
-        functions=("rope_frequencies", "rope_cos_sin", "apply_rope", "rope"),
+        functions=("rope_frequencies", "rope_cos_sin", "apply_rope", "rope", "rope_heads", "rope_from_base"),
         dtypes=("float32",),
         phase="product",  # einsum(float32 arange(max_position), float32 inv_freq)
+        head_layouts=("thd",),  # query [tokens, heads * head_size], one position per token
         # what vLLM raises for the invalid inputs it rejects (the rest it computes silently)
-        error_types={"rope_frequencies": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"]},
-        variants={"ntk": "vllm"},  # NTKScalingRotaryEmbedding: (b s)^(-2i/d) / s^(2/d)
+        error_types={
+            "rope_frequencies": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"],
+            "rope_from_base": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"],
+        },
+        variants={
+            "ntk": "vllm",  # NTKScalingRotaryEmbedding: (b s)^(-2i/d) / s^(2/d)
+            "longrope": "phi3-ratio",  # Phi3LongRoPEScaledRotaryEmbedding: mscale from max / original
+            "proportional": "gemma4",  # Gemma4RotaryEmbedding: no / factor
+        },
         notes=_NOTES,
     )
 
@@ -215,15 +221,17 @@ class VllmAdapter(Adapter):
         """``rows [T, H, D]`` float32 rotated by ``layer`` at ``positions [T]``, as vLLM's models call it."""
         torch = self.torch
         tokens, heads, dim = rows.shape
-        query = torch.from_numpy(np.ascontiguousarray(rows, dtype=np.float32).reshape(tokens, heads * dim))
+        shape = (tokens, heads, dim) if self.heads_axis else (tokens, heads * dim)
+        query = torch.from_numpy(np.ascontiguousarray(rows, dtype=np.float32).reshape(shape))
         pos = torch.from_numpy(np.array(positions, dtype=np.int64))
+        key = query.clone()  # models rotate a key beside the query (DeepSeek's layer asserts one)
         with self._context(), torch.no_grad():
             if not hasattr(layer, "forward_native"):  # Phi3LongRoPEScaledRotaryEmbedding: forward only
-                out, _ = layer(pos, query, query.clone())
+                out, _ = layer(pos, query, key)
             elif self.path == "cpu":
-                out, _ = layer.forward_cpu(pos, query, None)
+                out, _ = layer.forward_cpu(pos, query, key)
             else:
-                out, _ = layer.forward_native(pos, query, None)
+                out, _ = layer.forward_native(pos, query, key)
         return out.reshape(tokens, heads, dim).numpy()
 
     def _apply_kernel(self, query: Any, positions: Any, head_size: int, cache: Any, is_neox: bool) -> Any:
@@ -246,25 +254,84 @@ class VllmAdapter(Adapter):
 
     # --- canonical calls -----------------------------------------------------------------------------
 
-    def rope_frequencies(
-        self, dim: int, *, base: float, scaling: dict[str, Any] | None, seq_len: int | None, dtype: str
-    ) -> tuple[Any, Any]:
+    def _scaled_layer(
+        self,
+        head_size: int,
+        dim: int,
+        base: float,
+        scaling: dict[str, Any] | None,
+        seq_len: int | None,
+        layout: str,
+        rows: int,
+    ) -> Any:
+        """The layer get_rope builds for ``scaling``, ``seq_len`` mapped onto vLLM's own arguments."""
         kind, params = _rope_parameters(base, scaling)
-        max_position, max_model_len = 16, None
+        if kind == "yarn":
+            params["rope_type"] = self.yarn_type
+        elif self.yarn_type != "yarn":
+            msg = f"{self.name} checks vLLM's {self.yarn_type} type only; {kind!r} is the vllm column's"
+            raise Unsupported(msg)
+        max_position, max_model_len = rows, None
         if kind == "dynamic":
             limit = int(params.pop("max_position_embeddings", 2048))
             params["max_trained_positions"] = limit
             max_position = seq_len if seq_len is not None else limit
+            if max_position < 2:
+                msg = (
+                    f"vLLM's dynamic cache has max_position = seq_len rows ({max_position}): no theta to read"
+                )
+                raise Unsupported(msg)
         elif kind == "longrope":
             max_position = int(
                 params.pop("max_position_embeddings", params["original_max_position_embeddings"])
             )
             max_model_len = seq_len
-        layer = self._layer(dim, max_position, "half", params, max_model_len=max_model_len)
+        if dim != head_size and kind != "proportional":  # proportional: rotary_dim from partial_rotary_factor
+            params["rope_dim"] = dim
+        return self._layer(head_size, max_position, layout, params, max_model_len=max_model_len)
+
+    def rope_frequencies(
+        self, dim: int, *, base: float, scaling: dict[str, Any] | None, seq_len: int | None, dtype: str
+    ) -> tuple[Any, Any]:
+        layer = self._scaled_layer(dim, dim, base, scaling, seq_len, "half", 16)
         rotary_dim = getattr(layer, "rotary_dim", dim)
         cos, sin = self._cos_sin_pairs(layer, np.array([0, 1]), dim, rotary_dim, "half")
         theta = np.arctan2(sin[1].astype(np.float64), cos[1].astype(np.float64))
         return theta.astype(np.float32), np.float32(cos[0, 0])
+
+    def rope_from_base(
+        self,
+        x: Any,
+        positions: Any,
+        *,
+        dim: int,
+        base: float,
+        scaling: dict[str, Any] | None,
+        seq_len: int | None,
+        layout: str,
+    ) -> Any:
+        if layout not in ("half", "interleaved"):
+            msg = f"vLLM takes is_neox_style (a bool); layout {layout!r} has no meaning there"
+            raise Unsupported(msg)
+        x = np.asarray(x, dtype=np.float32)
+        rows, pos, back = to_tokens(x, positions)
+        if pos.size and pos.min() < 0:
+            msg = "vLLM indexes a cos/sin cache by position: positions must be >= 0"
+            raise Unsupported(msg)
+        needed = _round_rows(int(pos.max(initial=0)) + 1)
+        if needed * dim * 4 > MAX_CACHE_BYTES:
+            msg = f"vLLM would precompute a {needed} x {dim} float32 cos/sin cache (> {MAX_CACHE_BYTES} B)"
+            raise Unsupported(msg)
+        layer = self._scaled_layer(x.shape[-1], dim, base, scaling, seq_len, layout, needed)
+        cache = getattr(layer, "cos_sin_cache", None)
+        if cache is None:  # Phi3LongRoPEScaledRotaryEmbedding: short rows, then long rows
+            cache_rows = layer.max_position_embeddings
+        else:
+            cache_rows = cache.shape[0]
+        if pos.size and pos.max() >= cache_rows:
+            msg = f"vLLM's cache has {cache_rows} rows; position {int(pos.max())} is past it"
+            raise Unsupported(msg)
+        return back(self._rotate(layer, rows, pos))
 
     def _default_layer(
         self, inv_freq: Any, attention_factor: float, head_size: int, positions: Any, layout: str
@@ -334,6 +401,27 @@ class VllmAdapter(Adapter):
         layer, _ = self._default_layer(inv_freq, attention_factor, x.shape[-1], pos, layout)
         return back(self._rotate(layer, rows, pos))
 
+    def rope_heads(
+        self,
+        x: Any,
+        positions: Any,
+        inv_freq: Any,
+        *,
+        attention_factor: float,
+        layout: str,
+        head_layout: str,
+    ) -> Any:
+        if layout not in ("half", "interleaved"):
+            msg = f"vLLM takes is_neox_style (a bool); layout {layout!r} has no meaning there"
+            raise Unsupported(msg)
+        if head_layout != "thd":
+            msg = f"vLLM rotates query [tokens, heads * head_size] (thd); got {head_layout!r}"
+            raise Unsupported(msg)
+        rows = np.asarray(x, dtype=np.float32)
+        pos = np.asarray(positions, dtype=np.int64).reshape(-1)
+        layer, _ = self._default_layer(inv_freq, attention_factor, rows.shape[-1], pos, layout)
+        return self._rotate(layer, rows, pos)
+
 
 class NativeAdapter(VllmAdapter):
     """vLLM's RoPE layers through the PyTorch path (``forward_native``, ``forward_static``)."""
@@ -342,7 +430,31 @@ class NativeAdapter(VllmAdapter):
     path = "native"
 
 
+class DeepseekAdapter(VllmAdapter):
+    """vLLM's ``deepseek_yarn`` type (``DeepseekScalingRotaryEmbedding``) for yarn configs: the
+    ``yarn: deepseek`` variant (``mscale_all_dim`` defaulting to 0, always truncated)."""
+
+    name = "vllm:deepseek"
+    yarn_type = "deepseek_yarn"
+    heads_axis = True  # DeepseekV2/V3 attention hands its rotary layer q_pe [tokens, heads, rope_dim]
+    capabilities = dataclasses.replace(
+        VllmAdapter.capabilities,
+        functions=("rope_frequencies", "rope_from_base"),
+        scaling_types=("yarn",),
+        variants={"yarn": "deepseek"},
+        invalid_inputs=False,  # the same get_rope as the vllm column, which runs them
+        notes={
+            "rope_frequencies": "get_rope with rope_type deepseek_yarn; read off the layer as for vllm",
+            "rope_from_base": "get_rope with rope_type deepseek_yarn, rotating x",
+        },
+    )
+
+
 ADAPTER = VllmAdapter
 
 #: The variants: the CPU custom op (``vllm``) and the pure-PyTorch path (``vllm:native``).
-ADAPTERS: dict[str, type[Adapter]] = {"default": VllmAdapter, "native": NativeAdapter}
+ADAPTERS: dict[str, type[Adapter]] = {
+    "default": VllmAdapter,
+    "native": NativeAdapter,
+    "deepseek": DeepseekAdapter,
+}

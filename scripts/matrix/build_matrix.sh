@@ -10,15 +10,18 @@
 # reports/matrix/, and `posenc-ref matrix` merges them with the classification of
 # failures (docs/matrix/classification.json) into OUT/matrix.json and OUT/matrix.html;
 # it exits 1 when a failure is unexplained.  Defaults: --venvs .matrix-venvs, --out docs/matrix.
+# Each check gets --timeout 300 per call (torchtune builds a 2**24-row cache for the
+# large-position cases); the wall time of each check is printed.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 VENVS="$REPO/.matrix-venvs"
+VENVS_ARG=""
 OUT="$REPO/docs/matrix"
 DRY=0
 while [ "$#" -gt 0 ]; do
     case "$1" in
         --dry-run) DRY=1 ;;
-        --venvs) VENVS="$2"; shift ;;
+        --venvs) VENVS="$2"; VENVS_ARG=" --venvs $2"; shift ;;
         --out) OUT="$2"; shift ;;
         *) echo "usage: $(basename "$0") [--dry-run] [--venvs DIR] [--out DIR]" >&2; exit 2 ;;
     esac
@@ -38,6 +41,7 @@ SPECS=(
     "keras_hub keras_hub"
     "vllm vllm"
     "vllm:native vllm"
+    "vllm:deepseek vllm"
     "ggml ggml"
 )
 
@@ -48,11 +52,12 @@ run() {
 
 # check SPEC PYTHON REPORT: the suite's exit 1 (failures) and 3 (nothing tested) are results here
 check() {
-    local spec="$1" python="$2" report="$3" rc=0
-    printf '+ %q -m posenc_ref_conformance check %q --json %q\n' "$python" "$spec" "$report"
+    local spec="$1" python="$2" report="$3" rc=0 start=$SECONDS
+    printf '+ %q -m posenc_ref_conformance check %q --timeout 300 --json %q\n' "$python" "$spec" "$report"
     [ "$DRY" = 1 ] && return 0
     env PYTHONPATH="$REPO" KERAS_BACKEND=torch "$python" -m posenc_ref_conformance check "$spec" \
-        --json "$report" >/dev/null || rc=$?
+        --timeout 300 --json "$report" >/dev/null || rc=$?
+    echo "# $spec: $((SECONDS - start)) s"
     if [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 3 ]; then
         echo "# $spec: check exited $rc (usage error); see: $python -m posenc_ref_conformance check $spec" >&2
         return 1
@@ -76,4 +81,5 @@ for entry in "${SPECS[@]}"; do
     check "$spec" "$python" "$report" && reports+=("$report")
 done
 run env PYTHONPATH="$REPO" python -m posenc_ref_conformance matrix --reports "${reports[@]}" \
-    --classification "$REPO/docs/matrix/classification.json" --out "$OUT"
+    --classification "$REPO/docs/matrix/classification.json" --out "$OUT" \
+    --command "bash scripts/matrix/build_matrix.sh$VENVS_ARG"

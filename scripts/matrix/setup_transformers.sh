@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Create (or refresh) a virtual environment for the Hugging Face transformers adapter.
 #
-#   scripts/matrix/setup_transformers.sh VENV_PATH [TRANSFORMERS_SPEC]
+#   scripts/matrix/setup_transformers.sh VENV_PATH [TRANSFORMERS_SPEC]   (default transformers==5.24.0)
 #
-# Installs the CPU torch 2.13.0 wheel, the newest transformers pip resolves (or TRANSFORMERS_SPEC,
-# e.g. "transformers==5.24.0"), and this checkout editable with its test extra.  Idempotent: an
+# Installs the CPU torch 2.13.0 wheel, transformers 5.24.0 (the published matrix's; or TRANSFORMERS_SPEC,
+# e.g. "transformers" for the newest), and this checkout editable with its test extra.  Idempotent: an
 # existing venv is reused and pip only installs what is missing.  CUDA builds of torchvision /
 # torchaudio, if anything pulled them in, are removed (the adapter needs neither).  Prints the
 # versions, the time taken and the venv's size at the end.
 set -euo pipefail
 
 venv=${1:?usage: setup_transformers.sh VENV_PATH [TRANSFORMERS_SPEC]}
-spec=${2:-transformers}
+spec=${2:-transformers==5.24.0}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 start=$(date +%s)
 

@@ -15,6 +15,11 @@ parameter); transformers computes a result instead:
   of NaN downstream).
 * ``mpt.build_mpt_alibi_tensor(..., alibi_bias_max=0)`` gives every head slope 1.
 * ``xlm.create_sinusoidal_embeddings(n, 0, out)`` returns an empty table.
+* ``RobertaEmbeddings.create_position_ids_from_input_ids(..., cache_length=-1)``
+  numbers the first real token ``padding_idx`` itself, the padding row.
+* ``T5Attention(T5Config(relative_attention_max_distance=8))`` (``== max_exact``) is
+  built and its ``compute_bias`` answers for near keys; from ``|k - q| = 9`` on the
+  -2**63 buckets above make the embedding raise ``IndexError``.
 
 Run with torch and transformers installed.  Exits 1 while any case returns silently.
 """
@@ -23,11 +28,12 @@ import sys
 
 import torch
 import transformers
-from transformers import LlamaConfig
+from transformers import LlamaConfig, T5Config
 from transformers.masking_utils import sliding_window_causal_mask_function
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 from transformers.models.mpt.modeling_mpt import build_mpt_alibi_tensor
+from transformers.models.roberta.modeling_roberta import RobertaEmbeddings
 from transformers.models.t5.modeling_t5 import T5Attention
 from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
 
@@ -50,6 +56,17 @@ def buckets(relative: list[int]) -> torch.Tensor:
     return T5Attention._relative_position_bucket(
         torch.tensor(relative), bidirectional=True, num_buckets=32, max_distance=8
     )
+
+
+def t5_bias(keys: int) -> list[float]:
+    """compute_bias for one query at 0 over keys 0 .. keys-1 (table row r holds the value r)."""
+    config = T5Config(
+        d_model=1, d_kv=1, num_heads=1, relative_attention_num_buckets=32, relative_attention_max_distance=8
+    )
+    attention = T5Attention(config, has_relative_attention_bias=True)
+    with torch.no_grad():
+        attention.relative_attention_bias.weight.copy_(torch.arange(32.0)[:, None])
+        return attention.compute_bias(1, keys)[0, 0, 0].tolist()
 
 
 def unscaled(dim: int, base: float) -> torch.Tensor:
@@ -91,6 +108,11 @@ cases = {
         / unscaled(64, 500000.0)[::8]
     ),
     "T5 buckets, num_buckets=32, max_distance=8, relative [-9, 0, 9]": lambda: buckets([-9, 0, 9]),
+    "T5 compute_bias, max_distance=8, keys 0, 1 (rows read)": lambda: t5_bias(2),
+    "T5 compute_bias, max_distance=8, keys 0 .. 9": lambda: t5_bias(10),
+    "create_position_ids_from_input_ids(cache_length=-1), padding_idx 1, no padding": lambda: (
+        RobertaEmbeddings.create_position_ids_from_input_ids(torch.tensor([[5, 6, 7]]), 1, cache_length=-1)
+    ),
     "sliding_window=0 mask, 3 x 3": lambda: sliding_window_causal_mask_function(0)(
         torch.tensor(0), torch.tensor(0), torch.arange(3)[:, None], torch.arange(3)[None, :]
     ),

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# CI's check of the published conformance matrix (docs/matrix/matrix.json).
+#
+#   scripts/matrix/ci_check.sh [--venvs DIR] [--validate-only] [LIBRARY ...]
+#
+# 1. The committed matrix is well-formed, every failure is classified and every bug's
+#    reproduction exists (scripts/matrix/compare_matrix.py validate).
+# 2. For each library (default: the ones that fit CI's time, transformers torchtune
+#    rotary_embedding_torch keras_hub): make or refresh its venv DIR/<library> with
+#    scripts/matrix/setup_<library>.sh (idempotent), run `posenc-ref check` on every
+#    matrix column of that library (transformers: also :mpt and :gptj) with this
+#    checkout on PYTHONPATH, and compare each result's status with the committed one;
+#    any difference is an error naming the result.
+# vLLM and ggml are not run here (minutes and gigabytes each): build_matrix.sh runs them.
+# Default DIR: .matrix-venvs in the checkout.  Exit status 0 when all agree, 1 otherwise.
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+VENVS="$REPO/.matrix-venvs"
+VALIDATE_ONLY=0
+LIBRARIES=()
+while [ "$#" -gt 0 ]; do
+    case "$1" in
+        --venvs) VENVS="$2"; shift ;;
+        --validate-only) VALIDATE_ONLY=1 ;;
+        -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+        -*) echo "$(basename "$0"): unknown option $1 (allowed: --venvs DIR, --validate-only)" >&2; exit 2 ;;
+        *) LIBRARIES+=("$1") ;;
+    esac
+    shift
+done
+[ "${#LIBRARIES[@]}" -gt 0 ] || LIBRARIES=(transformers torchtune rotary_embedding_torch keras_hub)
+MATRIX="$REPO/docs/matrix/matrix.json"
+COMPARE="$REPO/scripts/matrix/compare_matrix.py"
+started=$SECONDS
+
+echo "== [0 s] the committed matrix: well-formed, every failure classified"
+PYTHONPATH="$REPO" python3 "$COMPARE" validate "$MATRIX"
+[ "$VALIDATE_ONLY" = 1 ] && exit 0
+
+# the matrix columns of LIBRARY (its spec and its variants), read from the committed matrix
+columns_of() {
+    PYTHONPATH="$REPO" python3 - "$MATRIX" "$1" <<'PY'
+import json, sys
+matrix, library = json.load(open(sys.argv[1], encoding="utf-8")), sys.argv[2]
+print(" ".join(c["id"] for c in matrix["columns"] if c["id"].partition(":")[0] == library))
+PY
+}
+
+reports=()
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+for library in "${LIBRARIES[@]}"; do
+    setup="$REPO/scripts/matrix/setup_$library.sh"
+    if [ ! -f "$setup" ]; then
+        echo "$(basename "$0"): no setup script for $library ($setup)" >&2
+        exit 2
+    fi
+    echo "== [$((SECONDS - started)) s] $library: venv $VENVS/$library"
+    bash "$setup" "$VENVS/$library"
+    for spec in $(columns_of "$library"); do
+        echo "== [$((SECONDS - started)) s] posenc-ref check $spec"
+        report="$tmp/${spec//:/-}.json"
+        rc=0
+        env PYTHONPATH="$REPO" KERAS_BACKEND=torch "$VENVS/$library/bin/python" -m posenc_ref_conformance \
+            check "$spec" --timeout 300 --json "$report" >/dev/null || rc=$?
+        if [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 3 ]; then  # 1 failures, 3 nothing tested
+            echo "$(basename "$0"): posenc-ref check $spec exited $rc (a usage error)" >&2
+            exit 1
+        fi
+        reports+=("$report")
+    done
+done
+echo "== [$((SECONDS - started)) s] fresh statuses against the committed matrix"
+PYTHONPATH="$REPO" python3 "$COMPARE" compare "$MATRIX" "${reports[@]}"
+echo "== [$((SECONDS - started)) s] done"
