@@ -28,16 +28,7 @@ import numpy as np
 
 from . import __version__, golden
 from .adapters import check_adapter
-from .adapters.base import (
-    ALIBI_FORMS,
-    HEAD_LAYOUTS,
-    LAYOUTS,
-    LEARNED_OFFSETS,
-    SCALING_TYPES,
-    SHAW_CONVENTIONS,
-    SINUSOIDAL_CONVENTIONS,
-    Adapter,
-)
+from .adapters.base import CHOICES, Adapter
 from .compare import Mismatch, PhaseBound, Verdict, compare_output, product_bound
 from .golden import _format
 from .invariants import run_invariants
@@ -88,15 +79,7 @@ def _apply_xfails(results: list[CaseResult], xfails: Sequence[str]) -> list[str]
 # --- golden cases --------------------------------------------------------------------------------------
 
 #: The values each capability field knows (a value outside is not the capability's business).
-_KNOWN = {
-    "layouts": LAYOUTS,
-    "head_layouts": HEAD_LAYOUTS,
-    "alibi_forms": ALIBI_FORMS,
-    "learned_offsets": LEARNED_OFFSETS,
-    "scaling_types": SCALING_TYPES,
-    "sinusoidal_conventions": SINUSOIDAL_CONVENTIONS,
-    "shaw_conventions": SHAW_CONVENTIONS,
-}
+_KNOWN = {field: names for field, names in CHOICES.items() if field != "functions"}
 
 
 def _option_value(param: str, value: Any) -> Any:

@@ -39,6 +39,7 @@ __all__ = [
     "ALIBI_FORMS",
     "CANONICAL_FUNCTIONS",
     "CANONICAL_OUTPUTS",
+    "CHOICES",
     "HEAD_LAYOUTS",
     "LAYOUTS",
     "SCALING_TYPES",
@@ -92,7 +93,7 @@ class Unsupported(NotImplementedError):
 
 
 #: Capability fields holding a set of names, and the names each may contain.
-_CHOICES = {
+CHOICES = {
     "functions": CANONICAL_FUNCTIONS,
     "layouts": LAYOUTS,
     "head_layouts": HEAD_LAYOUTS,
@@ -160,7 +161,7 @@ class Capabilities:
     notes: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name, allowed in _CHOICES.items():
+        for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if value is None and name == "functions":
                 continue
