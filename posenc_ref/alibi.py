@@ -230,7 +230,7 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
     k, k_span = checked_positions(k_positions, "k_positions", xp, min_ndim=1)
     check_float_array(slopes, "slopes", xp, min_ndim=1)
     form = check_choice(form, "form", ALIBI_FORMS, aliases=_FORM_ALIASES)
-    lead = broadcast_shapes(q_positions=q.shape[:-1], k_positions=k.shape[:-1], slopes=slopes.shape[:-1])
+    broadcast_shapes(q_positions=q.shape[:-1], k_positions=k.shape[:-1], slopes=slopes.shape[:-1])
     work = _product_dtype(q, k, slopes, xp, [q_span, k_span])
     m = xp.reshape(_compat.astype(slopes, work, xp=xp), (*slopes.shape, 1, 1))
     if form == "symmetric":
@@ -238,7 +238,7 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
         bias = m * xp.reshape(distance, (*distance.shape[:-2], 1, *distance.shape[-2:]))
     else:  # m_h k_j: the keys broadcast over the query axis (one pass, no [Lq, Lk] temporary)
         keys = xp.reshape(_compat.astype(k, work, xp=xp), (*k.shape[:-1], 1, 1, k.shape[-1]))
-        if q.shape != (1,):  # more than one query, or leading dimensions: broadcast to them
-            keys = xp.broadcast_to(keys, (*lead, 1, q.shape[-1], k.shape[-1]))
+        if q.shape != (1,):  # more than one query, or leading dimensions: broadcast against q (its chunks)
+            keys = xp.broadcast_arrays(keys, xp.reshape(q, (*q.shape[:-1], 1, q.shape[-1], 1)))[0]
         bias = m * keys
     return _compat.astype(bias, slopes.dtype, xp=xp)
