@@ -114,3 +114,16 @@ def test_naive_float32_product_misses_the_bound() -> None:
     naive = np.concatenate([np.sin(angles), np.cos(angles)], axis=-1)
     exact = [[row[1], row[DIM // 2 + 1]] for row in sinusoidal_oracle("tensor2tensor", "near 2**20")]
     assert within_bound(naive, exact, 0.5) > 1e3
+
+
+def test_tables_do_not_depend_on_the_blocking(xp: Any) -> None:
+    # Each row is gathered and combined on its own: blocks of any size give the bits of one call.
+    positions = ints(xp, list(range(-700, 4300)))
+    tables = _angles.addition_tables(positions, turns=(0.1, 0.013), xp=xp, dtype=xp.float32)
+    if tables is None:
+        pytest.skip("the addition tables are for host arrays with float64")
+    whole = [to_numpy(t) for t in tables.cos_sin()]
+    for step in (1, 37, 4096):
+        blocks = [tables.cos_sin(slice(a, min(a + step, 5000))) for a in range(0, 5000, step)]
+        for i, table in enumerate(whole):
+            assert np.array_equal(np.concatenate([to_numpy(b[i]) for b in blocks]), table)
