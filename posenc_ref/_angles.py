@@ -67,11 +67,47 @@ Bound
     ``inv_freq`` phases stay accurate to about ``|m| = 2**50`` (float64) or
     ``2**21`` (float32).
 
+Float32 answers from float64 addition tables
+    A float32 table is asked for far more often than it needs float32
+    arithmetic: on NumPy and PyTorch CPU float64 exists, but its ``cos``/``sin``
+    cost about 6x the float32 ones, and the float32 reduction above makes two
+    dozen passes over the table.  :func:`addition_tables` does neither: for
+    eager host positions ``m`` spanning ``S = max - min``, it writes
+    ``m - min = d_0 + 2**v d_1`` (``0 <= d_0 < 2**v``, ``2**v`` about
+    ``sqrt(S)``), computes two small float64 tables with the exact reduction,
+    ``cos``/``sin`` of ``2 pi d_0 t`` (``2**v`` rows) and of
+    ``2 pi (min + offset + 2**v d_1) t`` (about ``S / 2**v`` rows), and builds
+    every element by the angle-addition formulas
+    ``cos(a + b) = cos a cos b - sin a sin b``,
+    ``sin(a + b) = sin a cos b + cos a sin b``: four row gathers, six float64
+    products and sums, one rounding to float32.  No ``cos`` or ``sin`` is
+    evaluated per element (NumPy: about 1x the naive float32
+    ``cos(m w)``, ``sin(m w)`` tables; ``scripts/asv_ratios.py``).
+
+    Bound: each table entry is within ``e = 2**-51`` of the exact value (the
+    float64 guarantee above: a few float64 ulp of numbers at most 1).  In
+    ``c0 c1 - s0 s1`` the entries' errors contribute at most
+    ``(|c0| + |s0|) e + (|c1| + |s1|) e <= 2 sqrt(2) e`` and the two products
+    and the difference one rounding each (``3 * 2**-53``): ``< 2**-49`` in
+    all, likewise for the sine.  The one rounding to float32 adds half a
+    float32 ulp: error at most ``ulp/2 + 2**-49`` (``2**-25 + 2**-49``
+    absolute for values in ``[1/2, 1)``), so the result is the correctly
+    rounded float32 value unless the exact one lies within ``2**-49`` of a
+    rounding boundary.  The float64 reduction cast once has the same bound;
+    neither depends on ``m``.  The caller's scale (an attention factor, MLX's
+    ``sqrt(2/d)``), applied in float32, adds half an ulp more (``1.5`` ulp in
+    all, as ``s * ulp(x) <= 2 ulp(s x)``).
+
+    Used only where it pays: host arrays whose values can be read, a float64
+    compute dtype, and tables (``2**v + S / 2**v + 1`` rows) at most
+    :data:`TABLE_SHARE` of the positions; otherwise callers use the float64
+    reduction and cast.
+
 Host arrays are processed in row blocks that stay in cache; that is the job of
-:mod:`._row_blocks`, not of this module: a :class:`Reduction` computes the
-tables of all its positions or of a block of them, and the callers compose that
-with their own layout step and hand the composition to
-:func:`._row_blocks.in_row_blocks`.
+:mod:`._row_blocks`, not of this module: a :class:`Reduction` (and the
+:class:`AdditionTables`) computes the tables of all its positions or of a block
+of them, and the callers compose that with their own layout step and hand the
+composition to :func:`._row_blocks.in_row_blocks`.
 """
 
 from __future__ import annotations
@@ -87,7 +123,16 @@ from typing import Any
 from . import _compat
 from ._mlx_float64 import cos_sin_small
 
-__all__ = ["PI", "Reduction", "cos_sin", "power_turns", "reduction"]
+__all__ = [
+    "PI",
+    "TABLE_SHARE",
+    "AdditionTables",
+    "Reduction",
+    "addition_tables",
+    "cos_sin",
+    "power_turns",
+    "reduction",
+]
 
 # pi to 80 significant digits; the library's only high-precision constant.
 PI = decimal.Decimal("3.1415926535897932384626433832795028841971693993751058209749445923078164062862090")
@@ -333,6 +378,8 @@ class Reduction:
     digits: tuple[Any, ...]  # m_j, each of shape positions.shape + (1,)
     pieces: tuple[tuple[Any, ...], ...]  # per digit weight (then the host offset): (h, *tails), shape (n,)
     xp: Any
+    #: Table elements per row block on host arrays (see :mod:`._row_blocks`).
+    block_elements: int = 2**16
 
     @property
     def width(self) -> int:
@@ -391,3 +438,80 @@ def cos_sin(
     One call, without row blocks: ``reduction(positions, ...).cos_sin()``.
     """
     return reduction(positions, turns=turns, inv_freq=inv_freq, xp=xp, dtype=dtype, offset=offset).cos_sin()
+
+
+# --- float32 answers from float64 addition tables ----------------------------------------------------
+
+#: The addition tables are used when their rows are at most this share of the positions.
+TABLE_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class AdditionTables:
+    """Float32 ``cos``/``sin`` at positions ``min + offset + d_0 + 2**v d_1`` from float64 tables.
+
+    Made by :func:`addition_tables` (see the module notes): ``low`` and
+    ``high`` hold ``(cos, sin)`` of the phases of ``d_0`` and of
+    ``min + offset + 2**v d_1``, shape ``(rows, n)`` in float64; ``index``
+    holds ``d_0`` and ``d_1`` per position (1-D).  :meth:`cos_sin` gathers the
+    rows of any block of positions and adds the angles, so the values never
+    depend on the blocking.
+    """
+
+    index: tuple[Any, Any]  # d_0, d_1: integer arrays of the positions' length
+    low: tuple[Any, Any]  # cos, sin of 2 pi d_0 t, shape (2**v, n), float64
+    high: tuple[Any, Any]  # cos, sin of 2 pi (min + offset + 2**v d_1) t, float64
+    dtype: Any  # the output dtype (float32)
+    xp: Any
+    #: Table elements per row block: six float64 temporaries of 2**14 stay in a 512 KiB L2.
+    block_elements: int = 2**14
+
+    @property
+    def width(self) -> int:
+        """The number of frequencies ``n``."""
+        return int(self.low[0].shape[1])
+
+    def cos_sin(self, rows: slice | None = None) -> tuple[Any, Any]:
+        """``cos`` and ``sin`` at the positions (``rows``: a block of them; ``None``: all), in ``dtype``.
+
+        In place on the fresh gathers: ``cos = c0 c1 - s0 s1``, ``sin = s0 c1 + c0 s1``.
+        """
+        xp = self.xp
+        d0, d1 = self.index if rows is None else (i[rows] for i in self.index)
+        c0, s0 = (xp.take(t, d0, axis=0) for t in self.low)
+        c1, s1 = (xp.take(t, d1, axis=0) for t in self.high)
+        cos = c0 * c1
+        cos -= s0 * s1
+        s0 *= c1
+        c0 *= s1
+        s0 += c0
+        return _compat.astype(cos, self.dtype, xp=xp), _compat.astype(s0, self.dtype, xp=xp)
+
+
+def addition_tables(positions: Any, *, xp: Any, dtype: Any, **frequencies: Any) -> AdditionTables | None:
+    """The :class:`AdditionTables` of ``2 pi (m + offset) t`` for 1-D host ``positions``, or ``None``.
+
+    ``None`` (use :func:`reduction` instead) unless ``positions`` is a host
+    array with float64 (NumPy, PyTorch CPU, array-api-strict) and the two
+    tables have at most :data:`TABLE_SHARE` times as many rows as there are
+    positions.  ``frequencies``: ``turns`` (and ``offset``) or ``inv_freq``
+    (float64), as for :func:`reduction`; ``dtype`` is the output dtype.
+    """
+    count = math.prod(positions.shape)
+    if not (count and _compat.is_host_array(positions) and _compat.has_float64(xp)):
+        return None
+    low_m, high_m = int(xp.min(positions)), int(xp.max(positions))
+    bits = (high_m - low_m).bit_length()
+    v = (bits + 1) // 2
+    high_rows = ((high_m - low_m) >> v) + 1
+    if 2**v + high_rows > TABLE_SHARE * count:
+        return None
+    device, shifted = _compat.device(positions), _compat.widen(positions, xp) - low_m
+    d0, d1 = xp.remainder(shifted, 2**v), xp.floor_divide(shifted, 2**v)
+    index = _compat.index_dtype(xp)
+    low_pos = _compat.arange(0, 2**v, xp=xp, dtype=index, device=device)
+    high_pos = _compat.arange(0, high_rows, xp=xp, dtype=index, device=device) * 2**v + low_m
+    offset = frequencies.pop("offset", 0)  # the high table's: low + high = min + offset + (m - min)
+    low = cos_sin(low_pos, xp=xp, dtype=xp.float64, **frequencies)
+    high = cos_sin(high_pos, xp=xp, dtype=xp.float64, offset=offset, **frequencies)
+    return AdditionTables((d0, d1), low, high, dtype, xp)

@@ -37,19 +37,22 @@ def row_layout(positions: Any, xp: Any) -> Any:
     return xp.reshape(positions, (-1,)) if _compat.is_host_array(positions) else positions
 
 
-def in_row_blocks(pipeline: Pipeline, positions: Any, *, width: int, xp: Any) -> tuple[Any, ...]:
+def in_row_blocks(
+    pipeline: Pipeline, positions: Any, *, width: int, xp: Any, elements: int = BLOCK_ELEMENTS
+) -> tuple[Any, ...]:
     """``pipeline(None)`` reshaped to ``positions``, on host arrays computed a block of rows at a time.
 
     ``pipeline(rows)`` returns a tuple of arrays for the rows ``rows`` (a
     ``slice``; ``None`` for all) of :func:`row_layout` ``(positions)``, each
     of shape ``rows + tail`` and elementwise along the rows; ``width`` is the
     number of table elements per position (frequencies), which sizes the
-    blocks (:data:`BLOCK_ELEMENTS`).  The outputs have shapes
+    blocks: ``elements`` table elements each (default :data:`BLOCK_ELEMENTS`;
+    the float64 addition tables of ``_angles`` ask for fewer).  The outputs have shapes
     ``positions.shape + tail``: the same values as one call.
     """
     if not _compat.is_host_array(positions):
         return pipeline(None)
-    rows, step = math.prod(positions.shape), max(1, BLOCK_ELEMENTS // max(width, 1))
+    rows, step = math.prod(positions.shape), max(1, elements // max(width, 1))
     outs = pipeline(None) if rows <= step else _fill_by_blocks(pipeline, rows, step, xp)
     return tuple(xp.reshape(out, (*positions.shape, *out.shape[1:])) for out in outs)
 

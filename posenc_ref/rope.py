@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from . import _compat
-from ._angles import reduction
+from ._angles import addition_tables, reduction
 from ._mlx_float64 import exp
 from ._row_blocks import in_row_blocks, row_layout
 from ._validate import (
@@ -113,11 +113,20 @@ def rope_cos_sin(
     layout : {"half", "interleaved"}, optional
         Channel order of the output.  Default ``"half"``.
     dtype : dtype, optional
-        Output dtype; default the compute dtype.
+        Output dtype; default the compute dtype.  A float32 answer from a
+        float64 compute dtype is the float64 value rounded once (error at
+        most half a float32 ulp plus ``2**-49``, times the attention factor
+        and plus half an ulp where it is not 1); on NumPy, PyTorch CPU and
+        array-api-strict, when the positions are many compared with
+        ``sqrt(max - min)``, it is built from two small float64 tables by the
+        angle-addition formulas (``posenc_ref._angles``, "Float32 answers"),
+        at about the speed of the naive float32 ``cos(m theta)``.
     compute_dtype : dtype, optional
         ``xp.float32`` or ``xp.float64``.  Default: float32 if
         ``freqs.inv_freq`` is float32, else float64 where the backend/device
-        has it (float32 on MLX GPU and JAX without x64).
+        has it (float32 on MLX GPU and JAX without x64).  ``xp.float32`` is
+        the precise float32 path (error about 1e-7, see Notes), for devices
+        without float64.
 
     Returns
     -------
@@ -150,7 +159,11 @@ def rope_cos_sin(
     remainder's small tail terms and of :math:`2\pi r`, the backend's cos/sin
     near :math:`[-\pi/4, \pi/4]` and the multiplication by :math:`a`: a few ulp
     in float64 (measured <= 2 ulp up to :math:`m = 2^{24}`) and about 1e-7
-    absolute in float32 (measured < 1.2e-7 up to :math:`2^{20}`).  Frequencies
+    absolute in float32 compute (measured < 1.2e-7 up to :math:`2^{20}`).
+    Float32 output from float64 compute (the default wherever float64
+    exists): at most half a float32 ulp plus :math:`2^{-49}` at any position
+    (measured: within the bound up to :math:`2^{62}`; ``tests/test_float32_answers.py``),
+    plus half an ulp when the attention factor is not 1.  Frequencies
     given only as an ``inv_freq`` array are known to about twice the compute
     precision, which keeps phases accurate to about :math:`|m| = 2^{50}`
     in float64 and :math:`2^{21}` in float32.
@@ -182,11 +195,16 @@ def rope_cos_sin(
     dtype_c = _rope_compute_dtype(freqs, xp, device, compute_dtype)
     out_dtype = dtype_c if dtype is None else output_dtype(dtype, "dtype", xp, device)
 
+    rows = row_layout(positions, xp)
     if freqs.turns is not None:
-        angles = reduction(row_layout(positions, xp), turns=freqs.turns, xp=xp, dtype=dtype_c)
+        given = {"turns": freqs.turns}
     else:
-        inv_freq = _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)
-        angles = reduction(row_layout(positions, xp), inv_freq=inv_freq, xp=xp, dtype=dtype_c)
+        given = {"inv_freq": _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)}
+    angles = None
+    if out_dtype == xp.float32 and dtype_c == xp.float64:  # a float32 answer: float64 tables if they pay
+        angles = addition_tables(rows, xp=xp, dtype=out_dtype, **given)
+    if angles is None:
+        angles = reduction(rows, xp=xp, dtype=dtype_c, **given)
 
     def tables(rows: slice | None) -> tuple[Any, ...]:
         """The finished cos and sin tables of some positions: one pipeline, run in row blocks."""
@@ -194,7 +212,7 @@ def rope_cos_sin(
             _finish_table(t, freqs.attention_factor, layout, out_dtype, xp) for t in angles.cos_sin(rows)
         )
 
-    cos, sin = in_row_blocks(tables, positions, width=angles.width, xp=xp)
+    cos, sin = in_row_blocks(tables, positions, width=angles.width, xp=xp, elements=angles.block_elements)
     return cos, sin
 
 

@@ -73,6 +73,8 @@ class Row:
 
 ROPE = "bench_ratios.ApplyRopeRatio.track_ratio"
 COS_SIN = "bench_ratios.RopeCosSinRatio.track_ratio"
+COS_SIN_NAIVE = "bench_ratios.RopeCosSinNaiveRatio.track_ratio"
+SINUSOIDAL = "bench_ratios.SinusoidalRatio.track_ratio"
 ALIBI = "bench_ratios.AlibiRatio.track_ratio"
 T5 = "bench_ratios.T5BucketRatio.track_ratio"
 ROW = "bench_ratios.AlibiRowRatio.track_ratio"
@@ -110,6 +112,29 @@ ROWS: list[Row] = [
             ("f64 compute, f64 out", "float64", "float64", 1.5, 1.9),
             ("f64 compute, f32 out", "float64", "float32", 1.5, 1.6),
             ("precise f32 path", "float32", "float32", 4.0, 4.0),
+        ]
+    ),
+    Row(
+        "rope_cos_sin 131072x64, f32 out (default) / naive f32 cos(m w), sin(m w)",
+        COS_SIN_NAIVE,
+        {"backend": "numpy", "size": "131072x64"},
+        1.5,
+        1.5,
+    ),
+    *(
+        Row(
+            f"sinusoidal 8192x1024 f32 {convention} / naive f32 interleaved table",
+            SINUSOIDAL,
+            {"backend": "numpy", "size": "8192x1024", "convention": convention},
+            1.5,
+            limit,
+        )
+        for convention, limit in [
+            ("vaswani", 2.0),
+            ("fairseq", 1.5),
+            ("tensor2tensor", 2.0),
+            ("marian", 2.3),
+            ("mlx", 2.0),
         ]
     ),
     *(

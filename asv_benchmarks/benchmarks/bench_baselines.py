@@ -4,6 +4,9 @@
   that reads and writes every element, e.g. ``apply_rope``).
 * :class:`CosSin`: bare ``cos`` and ``sin`` over precomputed angles (the floor of
   ``rope_cos_sin`` and of sinusoidal tables).
+* :class:`NaiveCosSin`, :class:`NaiveTable`: the naive float32 product, ``cos(m w)``
+  and ``sin(m w)`` of float32 ``m * w`` in the output's layout (the speed the issue asks
+  of posenc-ref's float32 answers, at a loss of up to 0.06 rad of phase at ``2**20``).
 * :class:`Fill`: a plain ``full`` of a fresh output (the floor of bias builders).
 * :class:`Log`: one ``log`` over as many elements (the floor of ``t5_bucket``).
 
@@ -60,6 +63,49 @@ class CosSin:
     def time_cos_sin(self, name: str, size: str, dtype: str) -> None:
         xp = self.be.xp
         self.be.sync((xp.cos(self.angles), xp.sin(self.angles)))
+
+
+#: positions x dim of the sinusoidal ratio track (the peer comparison's size).
+TABLE_RATIO_SIZES = ["8192x1024"]
+
+
+class NaiveCosSin:
+    """float32 ``m * w``, then ``cos``/``sin``, each repeated into the half layout: ``[n, 2f]``."""
+
+    params = [BACKENDS, COS_SIN_SIZES]
+    param_names = ["backend", "size"]
+
+    def setup(self, name: str, size: str) -> None:
+        self.be = backend(name)
+        n, f = shape_of(size)
+        self.positions = self.be.asarray(np.arange(n, dtype=np.float32)[:, None], "float32")
+        self.inv_freq = self.be.asarray((10000.0 ** (-np.arange(f) / f))[None, :], "float32")
+
+    def time_naive_cos_sin(self, name: str, size: str) -> None:
+        xp = self.be.xp
+        angles = self.positions * self.inv_freq
+        c, s = xp.cos(angles), xp.sin(angles)
+        self.be.sync((xp.concat([c, c], axis=-1), xp.concat([s, s], axis=-1)))
+
+
+class NaiveTable:
+    """float32 ``m * w``, then the interleaved ``[sin, cos, ...]`` table ``[n, dim]`` (Vaswani's)."""
+
+    params = [BACKENDS, TABLE_RATIO_SIZES]
+    param_names = ["backend", "size"]
+
+    def setup(self, name: str, size: str) -> None:
+        self.be = backend(name)
+        n, self.dim = shape_of(size)
+        self.positions = self.be.asarray(np.arange(n, dtype=np.float32)[:, None], "float32")
+        w = 10000.0 ** (-np.arange(0, self.dim, 2) / self.dim)
+        self.w = self.be.asarray(w[None, :], "float32")
+
+    def time_naive_table(self, name: str, size: str) -> None:
+        xp = self.be.xp
+        angles = self.positions * self.w
+        pairs = xp.stack([xp.sin(angles), xp.cos(angles)], axis=-1)
+        self.be.sync(xp.reshape(pairs, (angles.shape[0], self.dim)))
 
 
 class Fill:

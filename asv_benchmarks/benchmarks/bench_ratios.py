@@ -10,6 +10,10 @@ from run to run where a ratio of two asv medians taken minutes apart does not.
 * :class:`ApplyRopeRatio`: ``apply_rope`` / one copy of ``x`` (both layouts, full and
   partial rotary; float32).
 * :class:`RopeCosSinRatio`: ``rope_cos_sin`` / bare ``cos`` + ``sin`` in the compute dtype.
+* :class:`RopeCosSinNaiveRatio`: ``rope_cos_sin(..., dtype=float32)`` (default compute) /
+  the naive float32 product in the same layout (:class:`.bench_baselines.NaiveCosSin`).
+* :class:`SinusoidalRatio`: ``sinusoidal(..., dtype=float32)`` per convention / the naive
+  float32 interleaved table (:class:`.bench_baselines.NaiveTable`).
 * :class:`AlibiRatio`: ``alibi_bias`` (full matrix) / a fill of the output's shape.
 * :class:`T5BucketRatio`: ``t5_bucket`` / one float64 ``log`` over as many elements.
 * :class:`AlibiRowRatio`: the small call ``[16, 1, 2048]`` (one decoding row) over its
@@ -38,13 +42,17 @@ from .bench_baselines import (
     COS_SIN_SIZES,
     RELATIVE_SIZES,
     ROPE_X_SHAPES,
+    TABLE_RATIO_SIZES,
     Copy,
     CosSin,
     Fill,
     Log,
+    NaiveCosSin,
+    NaiveTable,
 )
 from .bench_relative import AlibiBias, T5Bucket
 from .bench_rope import ApplyRope, RopeCosSin
+from .bench_sinusoidal import CONVENTIONS, Sinusoidal
 from .common import backend, require, require_module, skip
 
 #: Backends whose speed is tracked as ratios (array_api_strict and Dask are not about speed).
@@ -119,6 +127,43 @@ class RopeCosSinRatio(_Ratio):
         self._one_thread(name)
         self.work = work._run
         self.baseline = lambda: base.time_cos_sin(name, size, compute)
+
+    def track_ratio(self, *params: str) -> float:
+        return self._ratio()
+
+
+class RopeCosSinNaiveRatio(_Ratio):
+    """``rope_cos_sin(arange(n), freqs, dtype=float32)`` (default compute) / the naive float32 product."""
+
+    params = [RATIO_BACKENDS, COS_SIN_SIZES]
+    param_names = ["backend", "size"]
+
+    def setup(self, name: str, size: str) -> None:
+        work, base = RopeCosSin(), NaiveCosSin()
+        work.setup(name, size, "float64", DTYPE)
+        work.compute = None  # the default: float32 answers from float64 where that is available
+        base.setup(name, size)
+        self._one_thread(name)
+        self.work = work._run
+        self.baseline = lambda: base.time_naive_cos_sin(name, size)
+
+    def track_ratio(self, *params: str) -> float:
+        return self._ratio()
+
+
+class SinusoidalRatio(_Ratio):
+    """``sinusoidal(arange(n), dim, convention=..., dtype=float32)`` / the naive float32 table."""
+
+    params = [RATIO_BACKENDS, TABLE_RATIO_SIZES, [*CONVENTIONS, "tensor2tensor", "marian", "mlx"]]
+    param_names = ["backend", "size", "convention"]
+
+    def setup(self, name: str, size: str, convention: str) -> None:
+        work, base = Sinusoidal(), NaiveTable()
+        work.setup(name, size, DTYPE, convention)
+        base.setup(name, size)
+        self._one_thread(name)
+        self.work = work._run
+        self.baseline = lambda: base.time_naive_table(name, size)
 
     def track_ratio(self, *params: str) -> float:
         return self._ratio()
