@@ -30,17 +30,18 @@ __version__ = "0.1.0"
 # --- relative / bias ---
 from .alibi import ALIBI_FORMS, alibi_bias, alibi_slopes
 from .attention import attention
-from .bias_extra import KERPLE_KINDS, kerple_bias, sandwich_bias
+from .kernel_bias import KERPLE_KINDS, kerple_bias, sandwich_bias
 from .learned import LEARNED_OFFSETS, interpolate_table, learned, token_positions
+from .masks import causal_mask
 from .mrope import (
-    MROPE_LAYOUTS,
+    MROPE_SECTION_ORDERS,
     axial_angles,
     mrope_angles,
     mrope_position_ids,
     mrope_slot_components,
     vision_position_ids,
 )
-from .nope import causal_mask, llama4_attn_scale
+from .nope import llama4_attn_scale
 from .relative import (
     SHAW_CONVENTIONS,
     relative_positions,
@@ -62,7 +63,7 @@ __all__ = [
     "KERPLE_KINDS",
     "LAYOUTS",
     "LEARNED_OFFSETS",
-    "MROPE_LAYOUTS",
+    "MROPE_SECTION_ORDERS",
     "SCALING_TYPES",
     "SHAW_CONVENTIONS",
     "SINUSOIDAL_CONVENTIONS",

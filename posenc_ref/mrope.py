@@ -48,7 +48,7 @@ from ._validate import (
 )
 
 __all__ = [
-    "MROPE_LAYOUTS",
+    "MROPE_SECTION_ORDERS",
     "axial_angles",
     "mrope_angles",
     "mrope_position_ids",
@@ -57,9 +57,9 @@ __all__ = [
 ]
 
 #: How :func:`mrope_slot_components` spreads the sections over frequency slots.
-MROPE_LAYOUTS = ("chunked", "interleaved")
+MROPE_SECTION_ORDERS = ("chunked", "interleaved")
 
-_LAYOUT_ALIASES = {
+_SECTION_ORDER_ALIASES = {
     "qwen2_vl": "Qwen2-VL / Qwen2.5-VL use 'chunked'",
     "qwen3_vl": "Qwen3-VL uses 'interleaved'",
     "sections": "use 'chunked'",
@@ -77,7 +77,7 @@ def _check_section(mrope_section: object) -> tuple[int, ...]:
     return section
 
 
-def mrope_slot_components(mrope_section: Sequence[int], *, layout: str = "chunked") -> tuple[int, ...]:
+def mrope_slot_components(mrope_section: Sequence[int], *, section_order: str = "chunked") -> tuple[int, ...]:
     """Which position component (0 = t, 1 = h, 2 = w, ...) feeds each frequency slot.
 
     Parameters
@@ -85,7 +85,7 @@ def mrope_slot_components(mrope_section: Sequence[int], *, layout: str = "chunke
     mrope_section : sequence of int
         Slots per component, summing to the number of inverse frequencies
         (``head_dim // 2``): HF ``rope_scaling["mrope_section"]``.
-    layout : {"chunked", "interleaved"}
+    section_order : {"chunked", "interleaved"}
         ``"chunked"`` (Qwen2-VL, Qwen2.5-VL; HF ``apply_multimodal_rotary_pos_emb``):
         the first ``section[0]`` slots use component 0, the next ``section[1]``
         component 1, and so on.  ``"interleaved"`` (Qwen3-VL
@@ -100,18 +100,18 @@ def mrope_slot_components(mrope_section: Sequence[int], *, layout: str = "chunke
     Raises
     ------
     TypeError, ValueError
-        For a malformed section or layout, or an interleaved section whose
+        For a malformed section or section order, or an interleaved section whose
         component ``c`` would need slots past the end.
 
     References
     ----------
     Wang et al., "Qwen2-VL", arXiv:2409.12191 (M-RoPE, chunked sections);
-    Qwen3-VL's interleaved layout as in HF ``qwen3_vl/modeling_qwen3_vl.py``.
+    Qwen3-VL's interleaved order as in HF ``qwen3_vl/modeling_qwen3_vl.py``.
     """
     section = _check_section(mrope_section)
-    layout = check_choice(layout, "layout", MROPE_LAYOUTS, aliases=_LAYOUT_ALIASES)
+    order = check_choice(section_order, "section_order", MROPE_SECTION_ORDERS, aliases=_SECTION_ORDER_ALIASES)
     total, count = sum(section), len(section)
-    if layout == "chunked":
+    if order == "chunked":
         return tuple(c for c, n in enumerate(section) for _ in range(n))
     for c in range(1, count):
         if section[c] and c + count * (section[c] - 1) >= total:
@@ -141,7 +141,7 @@ def _check_ids_and_freq(position_ids: Any, inv_freq: Any, xp: Any) -> Any:
 
 
 def mrope_angles(
-    position_ids: Any, inv_freq: Any, /, mrope_section: Sequence[int], *, layout: str = "chunked"
+    position_ids: Any, inv_freq: Any, /, mrope_section: Sequence[int], *, section_order: str = "chunked"
 ) -> Any:
     r"""M-RoPE rotation angles: each frequency slot driven by one position component.
 
@@ -152,7 +152,7 @@ def mrope_angles(
     inv_freq : array, shape ``[F]``, real floating
         Inverse frequencies, ``F = sum(mrope_section)`` (``head_dim // 2``).
     mrope_section : sequence of int, length ``C``
-    layout : {"chunked", "interleaved"}
+    section_order : {"chunked", "interleaved"}
         See :func:`mrope_slot_components`.
 
     Returns
@@ -165,7 +165,7 @@ def mrope_angles(
     Raises
     ------
     TypeError, ValueError
-        For bad dtypes, shapes, sections or layout.
+        For bad dtypes, shapes, sections or section order.
 
     Notes
     -----
@@ -177,7 +177,7 @@ def mrope_angles(
     """
     xp = namespace(position_ids=position_ids, inv_freq=inv_freq)
     ids = _check_ids_and_freq(position_ids, inv_freq, xp)
-    components = mrope_slot_components(mrope_section, layout=layout)
+    components = mrope_slot_components(mrope_section, section_order=section_order)
     section = _check_section(mrope_section)
     if len(components) != inv_freq.shape[0] or len(section) != ids.shape[0]:
         rule = (

@@ -31,6 +31,7 @@ def _redirect(capture: str) -> tuple[object, object]:
 
 def main() -> None:
     proto_in, proto_out = _redirect(sys.argv[1])
+    # imported after the redirect: whatever loading the suite (and then the adapter) prints is captured
     from . import isolation
     from .adapters import load_adapter
 

@@ -10,12 +10,23 @@ or nothing of a selected scheme, was compared).  Python callers:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import sys
+import time
 from collections.abc import Sequence
 
-from . import __version__
+from posenc_ref import __version__ as library_version
+from posenc_ref.backends import backend_info
+
+from . import __version__, golden
+from .adapters import AdapterError
+from .golden import GoldenError
+
+# The runner, isolation and matrix load the whole suite (~0.3 s) and the golden generator, lint
+# and export need mpmath (and jsonschema): each is imported by the subcommand that uses it, so
+# --help and info stay quick and work without the test extras.
 
 __all__ = ["ADAPTER_ENV", "TIMEOUT_ENV", "main"]
 
@@ -55,9 +66,6 @@ def _non_negative(text: str) -> int:
 
 
 def _run_info(args: argparse.Namespace) -> int:
-    from posenc_ref import __version__ as library_version
-    from posenc_ref.backends import backend_info
-
     print(f"posenc-ref {library_version} (conformance suite {__version__})")
     print(f"{'backend':<18}{'imports':<9}{'version':<14}{'float64 on default device'}")
     for row in backend_info():
@@ -156,8 +164,6 @@ def _xfails(path: str | None) -> list[str]:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    from .adapters import AdapterError
-    from .golden import GoldenError
     from .runner import run
 
     spec = args.adapter or os.environ.get(ADAPTER_ENV, "")
@@ -217,9 +223,6 @@ def _add_matrix(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_matrix(args: argparse.Namespace) -> int:
-    import json
-
-    from . import golden
     from .matrix import build, load_classification, render_html, run_columns, unexplained
 
     if not args.adapters and not args.reports:
@@ -335,8 +338,6 @@ def _scaling_source(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    import time
-
     from .golden import export
 
     start = time.perf_counter()
@@ -398,8 +399,6 @@ def _run_golden(args: argparse.Namespace) -> int:
         changed = generate.write(target)
         print(f"wrote {len(changed)} changed files" + (f": {', '.join(changed)}" if changed else ""))
         return 0
-    from .golden import GoldenError
-
     directory = pathlib.Path(args.directory) if args.directory else None
     if directory is not None and not (directory / "index.json").is_file():
         return _usage(f"lint DIR must be a golden directory with an index.json; got {args.directory!r}")
@@ -422,8 +421,6 @@ def _run_golden(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from posenc_ref import __version__ as library_version
-
     parser = argparse.ArgumentParser(
         prog="posenc-ref",
         description="posenc-ref: reference positional encodings and their conformance suite",

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .golden import _format
+
 __all__ = [
     "Mismatch",
     "PhaseBound",
@@ -167,8 +169,6 @@ def product_bound(phase: dict[str, Any], shape: tuple[int, ...], dtype: str) -> 
     *beyond precision*: any value near the right size would pass, so they are
     reported but not judged.  Derivation: docs/guide/tolerance.md.
     """
-    from .golden import _format
-
     u = UNIT_ROUNDOFF[dtype]
     positions = np.abs(_format.decode(phase["positions"]).astype(np.float64))
     frequencies = np.abs(_format.decode(phase["frequencies"]))

@@ -30,6 +30,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import __version__
+from .adapters import AdapterError
+from .runner import run
 
 __all__ = [
     "CLASSES",
@@ -59,9 +61,6 @@ STATUS_ORDER = ("pass", "fail", "beyond-precision", "xfail", "xpass", "skip")
 
 def run_columns(specs: Iterable[str], *, timeout: float) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """JSON reports of ``specs`` run here (each in its own process); and the specs that would not load."""
-    from .adapters import AdapterError
-    from .runner import run
-
     reports, unavailable = [], {}
     for spec in specs:
         try:

@@ -81,17 +81,17 @@ def _nemo_sandwich(q: np.ndarray, k: np.ndarray, heads: int, dim: int, base: flo
 
 def test_sandwich_oracle_is_nemos_formula() -> None:
     q, k = np.arange(3, 9), np.arange(11)
-    got = _f64(oracle.bias_extra.sandwich_bias(q.tolist(), k.tolist(), num_heads=6, dim=16, base=10000.0))
+    got = _f64(oracle.kernel_bias.sandwich_bias(q.tolist(), k.tolist(), num_heads=6, dim=16, base=10000.0))
     np.testing.assert_allclose(got, _nemo_sandwich(q, k, 6, 16, 10000.0), rtol=1e-13, atol=1e-13)
-    one = _f64(oracle.bias_extra.sandwich_bias([0], [3], num_heads=1, dim=2, base=500.0))
+    one = _f64(oracle.kernel_bias.sandwich_bias([0], [3], num_heads=1, dim=2, base=500.0))
     assert math.isclose(one[0, 0, 0], (math.cos(3 / 500) - 1) / 8, rel_tol=1e-12)
 
 
 def test_kerple_oracle_is_the_reference_kernels() -> None:
     """ParallelKerpleLog: -bias_p log(1 + bias_a d); ParallelKerplePower: -bias_a d**bias_p."""
-    log = _f64(oracle.bias_extra.kerple_bias([0], [0, 3], [2.0], [1.0], kind="log"))
+    log = _f64(oracle.kernel_bias.kerple_bias([0], [0, 3], [2.0], [1.0], kind="log"))
     assert log[0, 0, 0] == 0.0 and math.isclose(log[0, 0, 1], -4 * math.log(2), rel_tol=1e-15)
-    power = _f64(oracle.bias_extra.kerple_bias([5], [0, 5, 7], [0.5], [2.0], kind="power"))
+    power = _f64(oracle.kernel_bias.kerple_bias([5], [0, 5, 7], [0.5], [2.0], kind="power"))
     assert power[0, 0].tolist() == [-12.5, 0.0, -2.0]
 
 

@@ -63,13 +63,31 @@ class TestCheck:
         assert main(["check", "posenc_ref", "--json", str(report_path)]) == 0
         out = capsys.readouterr().out
         assert "RESULT: PASS" in out
-        for scheme in ("sinusoidal", "learned", "rope", "t5", "alibi", "shaw", "nope", "attention"):
+        for scheme in (
+            "sinusoidal",
+            "learned",
+            "rope",
+            "t5",
+            "alibi",
+            "kernel_bias",
+            "shaw",
+            "nope",
+            "attention",
+        ):
             assert f"\n{scheme} " in out
         report = json.loads(report_path.read_text())
         assert report["passed"] and report["counts"].get("fail", 0) == 0
         assert report["adapter"]["name"] == "posenc_ref"
         assert {r["status"] for r in report["results"]} <= {"pass", "skip"}
         assert any(r["id"].startswith("invariant/") for r in report["results"])
+
+    def test_only_selects_the_kernel_bias_scheme(self) -> None:
+        report = run(PosencRefAdapter(), only=["kernel_bias"])
+        golden = [r for r in report.results if not r.id.startswith("invariant/")]
+        assert {r.function for r in golden} == {"sandwich_bias", "kerple_bias"}
+        assert {r.scheme for r in report.results} == {"kernel_bias"}
+        assert any(r.id.startswith("invariant/kernel_bias/") for r in report.results)
+        assert report.verdict == "PASS"
 
     def test_adapter_from_environment(
         self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -153,7 +171,9 @@ class TestCheck:
 
 def test_hf_style_example_adapter_matches_t5_including_float_boundaries() -> None:
     """HF's float32 T5 expression (run by PyTorch) passes every T5 case: the 'acceptable' values at work."""
-    pytest.importorskip("torch")
+    pytest.importorskip(
+        "torch", reason="torch is not installed (the example adapter runs HF's expression in it)"
+    )
     report = run(
         load_adapter("posenc_ref_conformance.adapters.examples.hf_style_torch"),
         only=["t5_bucket"],

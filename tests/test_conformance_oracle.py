@@ -302,7 +302,9 @@ class TestT5:
         rounded log gives 26, because the log term is 9 up to one float32 ulp).  Both
         are stored in the golden files (exact as the value, the model as acceptable).
         """
-        torch = pytest.importorskip("torch")
+        torch = pytest.importorskip(
+            "torch", reason="torch is not installed (the model evaluation is torch's float32)"
+        )
         rp = torch.tensor(list(relative))
         nb = num_buckets
         out = torch.zeros_like(rp)

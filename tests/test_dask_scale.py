@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 da = pytest.importorskip("dask.array", reason="dask is not installed (pip install dask)")
-dask = pytest.importorskip("dask")
+dask = pytest.importorskip("dask", reason="dask is not installed (pip install dask)")
 
 import array_api_compat.dask.array as dxp  # noqa: E402
 

@@ -177,7 +177,7 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         ),
         "mrope_slot_components": (
             pr.mrope_slot_components,
-            {"mrope_section": (2, 1, 1), "layout": "chunked"},
+            {"mrope_section": (2, 1, 1), "section_order": "chunked"},
         ),
         "mrope_angles": (
             pr.mrope_angles,
@@ -185,7 +185,7 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                 "position_ids": pr.mrope_position_ids([3], xp=xp),
                 "inv_freq": floats(xp, [1.0, 0.5, 0.25, 0.125]),
                 "mrope_section": (2, 1, 1),
-                "layout": "chunked",
+                "section_order": "chunked",
             },
         ),
         "axial_angles": (

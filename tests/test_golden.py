@@ -135,7 +135,7 @@ class TestGoldenFiles:
         assert set(index["casesPerScheme"]) == {
             "alibi",
             "attention",
-            "bias_extra",
+            "kernel_bias",
             "learned",
             "nope",
             "rope",

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from posenc_ref import (
-    MROPE_LAYOUTS,
+    MROPE_SECTION_ORDERS,
     _compat,
     axial_angles,
     mrope_angles,
@@ -84,22 +84,23 @@ class TestMropeSlotComponents:
 
     @pytest.mark.parametrize("section", [(24, 20, 20), (4, 2, 2), (10, 3, 3)])
     def test_interleaved_matches_qwen3_vl(self, section):
-        assert list(mrope_slot_components(section, layout="interleaved")) == hf_interleaved_components(
+        assert list(mrope_slot_components(section, section_order="interleaved")) == hf_interleaved_components(
             section
         )
 
     def test_errors(self):
         with pytest.raises(
-            ValueError, match=r"^layout must be one of 'chunked', 'interleaved'; got 'qwen3_vl' \(Qwen3-VL"
+            ValueError,
+            match=r"^section_order must be one of 'chunked', 'interleaved'; got 'qwen3_vl' \(Qwen3-VL",
         ):
-            mrope_slot_components((4, 2, 2), layout="qwen3_vl")
+            mrope_slot_components((4, 2, 2), section_order="qwen3_vl")
         with pytest.raises(ValueError, match=r"^mrope_section must be a section that leaves room for .* 2"):
-            mrope_slot_components((2, 3, 3), layout="interleaved")
+            mrope_slot_components((2, 3, 3), section_order="interleaved")
         with pytest.raises(TypeError, match=r"^mrope_section must be a non-empty sequence"):
             mrope_slot_components(16)
         with pytest.raises(ValueError, match=r"^mrope_section\[1\] must be an integer >= 0; got -1"):
             mrope_slot_components((4, -1, 2))
-        assert MROPE_LAYOUTS == ("chunked", "interleaved")
+        assert MROPE_SECTION_ORDERS == ("chunked", "interleaved")
 
 
 class TestMropePositionIds:
@@ -131,21 +132,21 @@ class TestMropePositionIds:
 
 
 class TestMropeAngles:
-    @pytest.mark.parametrize("layout", MROPE_LAYOUTS)
-    def test_values(self, xp, device, layout):
+    @pytest.mark.parametrize("section_order", MROPE_SECTION_ORDERS)
+    def test_values(self, xp, device, section_order):
         section = (4, 2, 2)
         inv_freq = [10000.0 ** (-s / 8) for s in range(8)]
         ids = hf_rope_index([2, (2, 2, 3), 1])
-        comps = mrope_slot_components(section, layout=layout)
+        comps = mrope_slot_components(section, section_order=section_order)
         expected = [[ids[comps[s]][n] * inv_freq[s] for s in range(8)] for n in range(len(ids[0]))]
         pos = _compat.asarray(ids, xp=xp, dtype=_compat.index_dtype(xp), device=device)
-        out = mrope_angles(pos, floats(xp, inv_freq, device), section, layout=layout)
+        out = mrope_angles(pos, floats(xp, inv_freq, device), section, section_order=section_order)
         assert_close(out, expected, xp=xp, dtype=_compat.compute_dtype(xp), device=device)
 
     def test_text_tokens_get_the_1d_angles_exactly(self, xp):
         inv_freq = floats(xp, [1.0 / 3.0, 0.1, 1e-3, 7e-5], dtype=xp.float32)
         ids = mrope_position_ids([50], xp=xp)
-        out = to_numpy(mrope_angles(ids, inv_freq, (2, 1, 1), layout="interleaved"))
+        out = to_numpy(mrope_angles(ids, inv_freq, (2, 1, 1), section_order="interleaved"))
         plain = to_numpy(mrope_angles(ids, inv_freq, (4, 0, 0)))
         np.testing.assert_array_equal(out, plain)
 
@@ -206,7 +207,7 @@ def test_lazy_backends(xp, library):
     inv = [1.0, 0.5, 0.25, 0.125]
     pos = _compat.asarray(ids, xp=xp, dtype=_compat.index_dtype(xp))
     out = run_lazily(
-        library, lambda p, f: mrope_angles(p, f, (2, 1, 1), layout="interleaved"), pos, floats(xp, inv)
+        library, lambda p, f: mrope_angles(p, f, (2, 1, 1), section_order="interleaved"), pos, floats(xp, inv)
     )
     comps = [0, 1, 2, 0]
     assert_close(out, [[ids[comps[s]][n] * inv[s] for s in range(4)] for n in range(len(ids[0]))], xp=xp)

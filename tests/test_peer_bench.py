@@ -90,7 +90,9 @@ def _check_rows(rows, backend):
 
 @pytest.mark.parametrize("backend", ["numpy", "torch", "mlx"])
 def test_every_row_runs_at_tiny_sizes(backend, request):
-    pytest.importorskip({"numpy": "numpy", "torch": "torch", "mlx": "mlx.core"}[backend])
+    pytest.importorskip(
+        {"numpy": "numpy", "torch": "torch", "mlx": "mlx.core"}[backend], reason=f"{backend} is not installed"
+    )
     if backend == "torch":
         request.getfixturevalue("one_torch_thread_restored")
     result = pb.worker(backend, pb.QUICK, samples=1, clock="cpu")
@@ -106,7 +108,7 @@ def test_every_row_runs_at_tiny_sizes(backend, request):
 
 
 def test_torch_rows_name_the_peers_of_the_issue(one_torch_thread_restored):
-    pytest.importorskip("torch")
+    pytest.importorskip("torch", reason="torch is not installed")
     peers = {peer for case in pb.cases_for("torch", pb.QUICK) for peer in case.peers}
     for name in [
         "HF llama apply_rotary_pos_emb",

@@ -114,8 +114,8 @@ def _vision_row_major(grid_t: int, grid_h: int, grid_w: int, *, merge_size: int)
     return _P.vision_position_ids(grid_t, grid_h, grid_w, merge_size=1)
 
 
-def _angles_always_chunked(position_ids: Any, inv_freq: Any, *, layout: str, **kw: Any) -> Any:
-    return _P.mrope_angles(position_ids, inv_freq, layout="chunked", **kw)
+def _angles_always_chunked(position_ids: Any, inv_freq: Any, *, section_order: str, **kw: Any) -> Any:
+    return _P.mrope_angles(position_ids, inv_freq, section_order="chunked", **kw)
 
 
 def _frequencies_factor_null_as_1(dim: int, *, scaling: Any, **kw: Any) -> Any:

@@ -20,7 +20,7 @@ SCALINGS: dict[str, Any] = {
     "default": None,
     "linear": {"rope_type": "linear", "factor": 4.0},
     "ntk": {"rope_type": "ntk", "factor": 4.0},
-    "dynamic": {"rope_type": "dynamic", "factor": 4.0, "original_max_position_embeddings": 4096},
+    "dynamic": {"rope_type": "dynamic", "factor": 4.0, "max_position_embeddings": 4096},
     "yarn": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096},
     "llama3": {
         "rope_type": "llama3",
@@ -34,6 +34,7 @@ SCALINGS: dict[str, Any] = {
         "short_factor": [1.0 + 0.01 * i for i in range(64)],
         "long_factor": [1.0 + 0.5 * i for i in range(64)],
         "original_max_position_embeddings": 4096,
+        "max_position_embeddings": 131072,
     },
     "proportional": {"rope_type": "proportional", "factor": 2.0, "partial_rotary_factor": 0.5},
 }

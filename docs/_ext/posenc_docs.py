@@ -278,7 +278,8 @@ API_MODULES: list[tuple[str, str]] = [
     ("posenc_ref.relative", "Relative positions and Shaw"),
     ("posenc_ref.t5", "T5 relative buckets"),
     ("posenc_ref.alibi", "ALiBi"),
-    ("posenc_ref.bias_extra", "Sandwich and KERPLE"),
+    ("posenc_ref.kernel_bias", "Sandwich and KERPLE"),
+    ("posenc_ref.masks", "Attention masks"),
     ("posenc_ref.nope", "NoPE"),
     ("posenc_ref.attention", "Reference attention"),
 ]

@@ -191,10 +191,12 @@ class PosencRefAdapter(Adapter):
         return self.pr.vision_position_ids(grid_t, grid_h, grid_w, merge_size=merge_size, xp=self.xp)
 
     def mrope_angles(
-        self, position_ids: Any, inv_freq: Any, *, mrope_section: Any, layout: str, dtype: str
+        self, position_ids: Any, inv_freq: Any, *, mrope_section: Any, section_order: str, dtype: str
     ) -> Any:
         freqs = self._freqs(inv_freq, 1.0).inv_freq  # float64 where the backend has it
-        angles = self.pr.mrope_angles(self._ints(position_ids), freqs, mrope_section, layout=layout)
+        angles = self.pr.mrope_angles(
+            self._ints(position_ids), freqs, mrope_section, section_order=section_order
+        )
         return self.xp.astype(angles, self._dtype(dtype))
 
     # --- relative / bias -------------------------------------------------------------------------------

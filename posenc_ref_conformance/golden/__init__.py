@@ -16,6 +16,8 @@ import json
 import pathlib
 from typing import Any
 
+from . import _format, _pin
+
 __all__ = [
     "ARRAYS_DIR",
     "SCHEMA_PATH",
@@ -63,8 +65,6 @@ def _parse(path: pathlib.Path) -> tuple[bytes, Any]:
 
 def binary_references(node: Any) -> list[dict[str, Any]]:
     """Every binary array reference (``{"file": ...}``) inside a parsed golden document."""
-    from . import _format
-
     if _format.is_binary(node):
         return [node]
     if isinstance(node, dict):
@@ -76,8 +76,6 @@ def binary_references(node: Any) -> list[dict[str, Any]]:
 
 def resolve_binary(directory: pathlib.Path, obj: dict[str, Any], where: pathlib.Path) -> pathlib.Path:
     """Check the file a binary reference names (place, hash, header) and record its path in ``obj``."""
-    from . import _format
-
     name = obj.get("file")
     parts = pathlib.PurePosixPath(name).parts if isinstance(name, str) else ()
     if len(parts) != 2 or parts[0] != ARRAYS_DIR or not parts[1].endswith(".npy"):
@@ -107,8 +105,6 @@ def verify(directory: pathlib.Path = VECTORS_DIR) -> list[dict[str, Any]]:
     :class:`GoldenError` naming the file.  (``posenc-ref golden lint`` checks much
     more, including the schema and byte-for-byte reproduction, and needs mpmath.)
     """
-    from . import _format, _pin
-
     directory = pathlib.Path(directory)
     if not directory.is_dir():
         msg = f"{directory}: no such golden-vector directory"

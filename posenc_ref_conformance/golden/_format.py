@@ -22,10 +22,13 @@ with a string replacement and a hash.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 __all__ = [
     "BINARY_DTYPES",
@@ -122,7 +125,6 @@ def npy_bytes(array: Any) -> bytes:
     spaces and a newline to a multiple of 64 bytes (as NumPy writes it), so a reader needs only
     the 10-byte preamble, the header length and the shape.  float64 ``-0.0`` is stored as ``0.0``.
     """
-    import numpy as np
 
     values = np.asarray(array)
     descr = BINARY_DTYPES[_binary_kind(values)]
@@ -140,7 +142,6 @@ def npy_bytes(array: Any) -> bytes:
 
 def binary_array(array: Any, file: str) -> tuple[dict[str, Any], bytes]:
     """(the encoded reference, the file's bytes) of an array stored as ``file`` beside the JSON."""
-    import numpy as np
 
     values = np.asarray(array)
     data = npy_bytes(values)
@@ -160,9 +161,6 @@ def read_npy(data: bytes, obj: dict[str, Any]) -> Any:
 
     Raises ``ValueError`` naming what differs (hash, dtype, shape, order, non-finite values).
     """
-    import io
-
-    import numpy as np
 
     if hashlib.sha256(data).hexdigest() != obj.get("sha256"):
         msg = f"{obj.get('file')}: its SHA-256 differs from the one recorded (edited or truncated?)"
@@ -193,7 +191,6 @@ def decode(obj: dict[str, Any]) -> Any:
     which checks its file and records where it is (``obj[RESOLVED]``, in memory only);
     decode reads it again and checks its SHA-256 again, so a file changed since is refused.
     """
-    import numpy as np
 
     dtype, shape = obj["dtype"], tuple(obj["shape"])
     if "file" in obj:

@@ -37,26 +37,22 @@ SCHEMA_NAME = "golden_schema_v1.json"
 
 _HEADER = [
     "Golden vectors of posenc-ref's conformance suite: one canonical function per file.",
-    "Expected values are the oracle's exact results for the given inputs (pure Python + mpmath, written from "
-    "the papers' formulas, independent of posenc_ref), rounded once to float64 (round to nearest, ties to "
-    "even).",
-    "Arrays: {dtype, shape (row-major), hex (C99 %a, exact) and decimal} for float64; {dtype, shape, "
-    "values} for "
-    "int64 and bool.",
-    "A float element passes when |actual - expected| <= atol + rtol * |expected| or when actual is within "
-    "maxUlp "
-    "units in the last place of expected rounded to the run's dtype; tolerances are per dtype, per case "
-    "where "
-    "given, else per file. Integer and boolean outputs must be equal; an element also passes when it "
-    "equals the "
-    "case's 'acceptable' value.",
-    "compare 'causal_rowshift': only entries with key position <= query position are compared, after "
-    "removing "
-    "a constant per query row (the difference at the row's last such entry).",
-    "Float inputs named in castInputs are cast to the run's dtype (they are exact in float32, except ALiBi "
-    "slopes, the exact slopes rounded to float64, whose float32 tolerances include the cast); other float "
-    "inputs are parameters and stay float64. result 'invalid': the call must raise (expected.error names the "
-    "exception type of the reference, expected.parameter the argument at fault).",
+    "Expected values are the oracle's exact results for the given inputs "
+    "(pure Python + mpmath, written from the papers' formulas, independent of posenc_ref), "
+    "rounded once to float64 (round to nearest, ties to even).",
+    "Arrays: {dtype, shape (row-major), hex (C99 %a, exact) and decimal} for float64; "
+    "{dtype, shape, values} for int64 and bool.",
+    "A float element passes when |actual - expected| <= atol + rtol * |expected| or "
+    "when actual is within maxUlp units in the last place of expected rounded to the run's dtype; "
+    "tolerances are per dtype, per case where given, else per file. "
+    "Integer and boolean outputs must be equal; "
+    "an element also passes when it equals the case's 'acceptable' value.",
+    "compare 'causal_rowshift': only entries with key position <= query position are compared, "
+    "after removing a constant per query row (the difference at the row's last such entry).",
+    "Float inputs named in castInputs are cast to the run's dtype (they are exact in float32, "
+    "except ALiBi slopes, the exact slopes rounded to float64, whose float32 tolerances include the cast); "
+    "other float inputs are parameters and stay float64. result 'invalid': the call must raise "
+    "(expected.error names the exception type of the reference, expected.parameter the argument at fault).",
 ]
 
 

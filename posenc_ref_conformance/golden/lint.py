@@ -25,7 +25,9 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-from . import SCHEMA_PATH, VECTORS_DIR, GoldenError, _format, binary_references, resolve_binary
+import numpy as np
+
+from . import ARRAYS_DIR, SCHEMA_PATH, VECTORS_DIR, GoldenError, _format, binary_references, resolve_binary
 
 __all__ = ["MAX_BYTES", "lint"]
 
@@ -77,8 +79,6 @@ def _check_phase(name: str, case: dict[str, Any]) -> list[str]:
     phase = case.get("phase")
     if phase is None:
         return []
-    import numpy as np
-
     angle = (math.prod(phase["frequencies"]["shape"]),)
     grid = (*phase["positions"]["shape"], *angle)
     problems = []
@@ -244,8 +244,6 @@ def lint(
 
 def _binary_problems(directory: pathlib.Path, docs: dict[str, tuple[bytes, dict[str, Any]]]) -> list[str]:
     """Each binary array's file checked (and resolved for decoding); unreferenced .npy files."""
-    from . import ARRAYS_DIR
-
     problems, used = [], set()
     for name, (_, doc) in docs.items():
         for ref in binary_references(doc["cases"]):

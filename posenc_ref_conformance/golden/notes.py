@@ -17,17 +17,16 @@ NOTES: dict[str, dict[str, object]] = {
     "Basic": _note("Functionality", "The plain, default configuration of the scheme."),
     "NamedVariant": _note(
         "ConventionMismatch",
-        "A formula real implementations ship under a canonical name (a scaling type) that differs from "
-        "the canonical one: its cases run for adapters declaring that variant (CAPABILITIES['variants']), "
-        "and the canonical cases of the topic are skipped for them, so a variant is reported as a "
-        "variant, not as a failure.",
+        "A formula real implementations ship under a canonical name (a scaling type) "
+        "that differs from the canonical one: its cases run for adapters declaring that variant "
+        "(CAPABILITIES['variants']), and the canonical cases of the topic are skipped for them, "
+        "so a variant is reported as a variant, not as a failure.",
         "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/rotary_embedding/ntk_scaling_rope.py",
     ),
     "BatchedPositions": _note(
         "Functionality",
-        "Positions with leading batch axes and offsets (per-batch rows, KV-cache decoding): an "
-        "implementation "
-        "that assumes arange(L) from 0 fails.",
+        "Positions with leading batch axes and offsets (per-batch rows, KV-cache decoding): "
+        "an implementation that assumes arange(L) from 0 fails.",
     ),
     "KVCacheOffset": _note(
         "Functionality",
@@ -37,29 +36,24 @@ NOTES: dict[str, dict[str, object]] = {
     "NegativePosition": _note("EdgeCase", "Negative positions, where the formula is defined for them."),
     "LargePosition": _note(
         "NumericalPrecision",
-        "Positions 2**20 and beyond, checked against the accuracy claim (float64: 4 ulp, or 4 ulp of 1.0 "
-        "absolute; "
-        "float32: 2e-6 absolute) "
-        "rather than one rounding of the angle: rounding m*theta to float32/bf16/TF32 (or a float64 "
-        "product at "
-        "2**24) loses this much.",
+        "Positions 2**20 and beyond, checked against the accuracy claim (float64: "
+        "4 ulp, or 4 ulp of 1.0 absolute; float32: 2e-6 absolute) rather than one rounding of the angle: "
+        "rounding m*theta to float32/bf16/TF32 (or a float64 product at 2**24) loses this much.",
         "https://github.com/huggingface/transformers/issues/48428",
         "https://github.com/huggingface/transformers/pull/29285",
         "https://github.com/EleutherAI/gpt-neox/issues/1003",
     ),
     "Float32PositionRounding": _note(
         "NumericalPrecision",
-        "Position 2**24 + 1 is not a float32: positions cast to float32 (or bf16/fp16) before the product "
-        "land "
-        "on 2**24.",
+        "Position 2**24 + 1 is not a float32: "
+        "positions cast to float32 (or bf16/fp16) before the product land on 2**24.",
         "https://github.com/EleutherAI/gpt-neox/pull/1016",
         "https://github.com/huggingface/diffusers/pull/13922",
     ),
     "OddDim": _note(
         "ConventionMismatch",
-        "Odd width: vaswani ends with a sine column, tensor2tensor/fairseq pad one zero column, marian "
-        "gives sines "
-        "ceil(d/2) columns; interleaved code that writes pe[:, 1::2] = cos(...) crashes.",
+        "Odd width: vaswani ends with a sine column, tensor2tensor/fairseq pad one zero column, "
+        "marian gives sines ceil(d/2) columns; interleaved code that writes pe[:, 1::2] = cos(...) crashes.",
         "https://github.com/ml-explore/mlx/pull/3615",
     ),
     "VaswaniFrequencies": _note(
@@ -67,23 +61,21 @@ NOTES: dict[str, dict[str, object]] = {
     ),
     "T2TFrequencies": _note(
         "ConventionMismatch",
-        "Geometric frequencies with the num_timescales - 1 denominator (tensor2tensor, fairseq, Whisper, "
-        "MLX): not "
-        "a permutation of the paper's.",
+        "Geometric frequencies with the num_timescales - 1 denominator "
+        "(tensor2tensor, fairseq, Whisper, MLX): not a permutation of the paper's.",
         "https://github.com/tensorflow/tensor2tensor/issues/1423",
         "https://github.com/tensorflow/tensor2tensor/issues/1925",
     ),
     "T2TMinTimescale": _note(
         "ConventionMismatch",
-        "tensor2tensor multiplies by min_timescale where dividing was meant; reproduced as the real code "
-        "does.",
+        "tensor2tensor multiplies by min_timescale where dividing was meant; "
+        "reproduced as the real code does.",
         "https://github.com/tensorflow/tensor2tensor/issues/1923",
     ),
     "InterleavedLayout": _note(
         "ConventionMismatch",
-        "Interleaved pairs (2i, 2i+1): RoFormer, Meta Llama, GPT-J, MLX traditional=True. Confusing it "
-        "with the "
-        "half-split layout silently corrupts q/k.",
+        "Interleaved pairs (2i, 2i+1): RoFormer, Meta Llama, GPT-J, MLX traditional=True. "
+        "Confusing it with the half-split layout silently corrupts q/k.",
         "https://github.com/huggingface/transformers/issues/25199",
         "https://github.com/Dao-AILab/flash-attention/issues/288",
     ),
@@ -97,8 +89,8 @@ NOTES: dict[str, dict[str, object]] = {
     ),
     "PaddingOffset": _note(
         "ConventionMismatch",
-        "fairseq/RoBERTa number real tokens from padding_idx + 1: token 0 sits at row padding_idx + 1, not "
-        "0.",
+        "fairseq/RoBERTa number real tokens from padding_idx + 1: "
+        "token 0 sits at row padding_idx + 1, not 0.",
         "https://github.com/huggingface/transformers/issues/1363",
         "https://github.com/huggingface/transformers/issues/9116",
     ),
@@ -107,8 +99,8 @@ NOTES: dict[str, dict[str, object]] = {
     ),
     "MlxScale": _note(
         "ConventionMismatch",
-        "mlx.nn.SinusoidalPositionalEncoding scales by sqrt(2/dims) by default; an explicit 0.0 must be "
-        "kept.",
+        "mlx.nn.SinusoidalPositionalEncoding scales by sqrt(2/dims) by default; "
+        "an explicit 0.0 must be kept.",
         "https://github.com/ml-explore/mlx/pull/4098",
         "https://github.com/ml-explore/mlx/pull/1174",
     ),
@@ -127,8 +119,7 @@ NOTES: dict[str, dict[str, object]] = {
     "DynamicNtkLimit": _note(
         "ConventionMismatch",
         "Dynamic NTK below, at and above max_position_embeddings: the base changes only above the limit. "
-        "vLLM's "
-        "static variant applies the scaled base to every length.",
+        "vLLM's static variant applies the scaled base to every length.",
         "https://github.com/vllm-project/vllm/issues/3488",
         "https://github.com/vllm-project/vllm/issues/41236",
     ),
@@ -139,8 +130,8 @@ NOTES: dict[str, dict[str, object]] = {
     ),
     "YarnTruncate": _note(
         "ConventionMismatch",
-        "YaRN truncate=false keeps the exact correction range (gpt-oss); always flooring/ceiling is wrong "
-        "there.",
+        "YaRN truncate=false keeps the exact correction range (gpt-oss); "
+        "always flooring/ceiling is wrong there.",
         "https://github.com/vllm-project/vllm/issues/27722",
         "https://github.com/vllm-project/vllm/pull/28244",
     ),
@@ -157,14 +148,14 @@ NOTES: dict[str, dict[str, object]] = {
     ),
     "YarnMscaleOnly": _note(
         "ConventionMismatch",
-        "mscale without mscale_all_dim falls back to 0.1 ln(s) + 1 in HF; mlx-lm divides by get_mscale(s, "
-        "0) = 1.",
+        "mscale without mscale_all_dim falls back to 0.1 ln(s) + 1 in HF; "
+        "mlx-lm divides by get_mscale(s, 0) = 1.",
         "https://github.com/turboderp-org/exllamav3/issues/259",
     ),
     "YarnFactorFromLengths": _note(
         "ConventionMismatch",
-        "Without factor, YaRN derives it as max_position_embeddings / original_max_position_embeddings; an "
-        "explicit factor wins.",
+        "Without factor, YaRN derives it as max_position_embeddings / original_max_position_embeddings; "
+        "an explicit factor wins.",
         "https://github.com/huggingface/transformers/issues/38224",
         "https://github.com/huggingface/transformers/pull/40320",
     ),
@@ -173,8 +164,8 @@ NOTES: dict[str, dict[str, object]] = {
     ),
     "Llama3BandEdge": _note(
         "EdgeCase",
-        "A frequency whose float64 wavelength equals original_max / low_freq_factor: HF's middle band is "
-        "inclusive (scaled by 1/factor); an exclusive band (mlx-lm) leaves it unscaled.",
+        "A frequency whose float64 wavelength equals original_max / low_freq_factor: "
+        "HF's middle band is inclusive (scaled by 1/factor); an exclusive band (mlx-lm) leaves it unscaled.",
         "https://github.com/meta-llama/llama-models",
     ),
     "Llama3EqualFactors": _note(
@@ -182,9 +173,9 @@ NOTES: dict[str, dict[str, object]] = {
     ),
     "LongRopeSwitch": _note(
         "ConventionMismatch",
-        "LongRoPE uses short factors up to and including original_max_position_embeddings, long factors "
-        "above "
-        "('>' not '>='); mlx-lm always uses long factors, llama.cpp decides from the context size.",
+        "LongRoPE uses short factors up to and including original_max_position_embeddings, "
+        "long factors above ('>' not '>='); "
+        "mlx-lm always uses long factors, llama.cpp decides from the context size.",
         "https://github.com/unslothai/unsloth/pull/10681",
         "https://github.com/huggingface/transformers/pull/33129",
         "https://github.com/ggml-org/llama.cpp/issues/8995",
@@ -213,9 +204,8 @@ NOTES: dict[str, dict[str, object]] = {
     "T5Causal": _note("ConventionMismatch", "Causal (decoder) buckets: keys after the query share bucket 0."),
     "T5FloatBoundary": _note(
         "NumericalPrecision",
-        "The exact bucket and HF/mesh-tf's float32 evaluation differ here (an exact tie or a value within "
-        "float32 "
-        "rounding of an integer); both are accepted.",
+        "The exact bucket and HF/mesh-tf's float32 evaluation differ here "
+        "(an exact tie or a value within float32 rounding of an integer); both are accepted.",
     ),
     "T5NonStandard": _note("Functionality", "num_buckets / max_distance other than 32/128, odd num_buckets."),
     "AlibiNonPowerOfTwo": _note(
@@ -238,9 +228,8 @@ NOTES: dict[str, dict[str, object]] = {
     ),
     "AlibiCausalForm": _note(
         "ConventionMismatch",
-        "Causal row forms (m k, m (k - L + 1), m (k - q)) agree with the symmetric form on k <= q up to a "
-        "per-row "
-        "constant; compared that way.",
+        "Causal row forms (m k, m (k - L + 1), m (k - q)) "
+        "agree with the symmetric form on k <= q up to a per-row constant; compared that way.",
         "https://github.com/ofirpress/attention_with_linear_biases/issues/9",
     ),
     "BlockOfLargeBias": _note(
@@ -259,9 +248,8 @@ NOTES: dict[str, dict[str, object]] = {
     "InvalidInput": _note("InvalidInput", "Invalid arguments must raise an error, not return a value."),
     "DataDependentCheck": _note(
         "InvalidInput",
-        "The error depends on the values of an array (a position past a table), which lazy backends (Dask, "
-        "JAX "
-        "under jit) cannot check without computing; adapters declare whether they check values.",
+        "The error depends on the values of an array (a position past a table), which lazy backends "
+        "(Dask, JAX under jit) cannot check without computing; adapters declare whether they check values.",
     ),
 }
 

@@ -380,7 +380,7 @@ MEANINGS: dict[str, str] = {
     "merge_size": "Side of the patch windows merged into one token (Qwen2-VL spatial_merge_size)",
     "mrope_angles.position_ids": "M-RoPE ids, one row per component (t, h, w)",
     "mrope_section": "Frequency slots per component, summing to len(inv_freq)",
-    "mrope_angles.layout": "chunked (Qwen2/2.5-VL sections) or interleaved (Qwen3-VL)",
+    "mrope_angles.section_order": "chunked (Qwen2/2.5-VL sections) or interleaved (Qwen3-VL)",
     # outputs
     "sinusoidal.table": "The sinusoidal table",
     "interpolate_table.table": "The interpolated table",

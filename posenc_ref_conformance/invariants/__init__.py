@@ -14,7 +14,7 @@ The framework is :mod:`.core`; one module per family registers its checks.
 
 from __future__ import annotations
 
-from . import alibi, bias_extra, learned, nope, relative, rope, sinusoidal, t5  # noqa: F401 - registration
+from . import alibi, kernel_bias, learned, nope, relative, rope, sinusoidal, t5  # noqa: F401 - registration
 from .core import INVARIANTS, BeyondPrecision, Invariant, InvariantFailure, phase_tolerance, run_invariants
 
 __all__ = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compare import as_numpy
 from .core import expect_true, invariant
 
 
@@ -11,8 +12,6 @@ from .core import expect_true, invariant
 def padding(adapter, dtype, rng):
     """For random masks: real tokens are numbered c, c + 1, ... in order whatever the padding, pads -1,
     and the positions of a row with its pads removed are those of the unpadded row."""
-    from ..compare import as_numpy
-
     mask = rng.random((6, 17)) < 0.7
     mask[0] = True
     for cache in (0, 5):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compare import as_numpy
 from .core import expect_close, expect_true, host, ints, invariant
 
 EPS = {"float64": 2.0**-53, "float32": 2.0**-24}
@@ -43,8 +44,6 @@ def equivariance(adapter, dtype, rng):
 @invariant("nope", "mask-carries-order", "attention", "causal_mask", seed=602)
 def mask_order(adapter, dtype, rng):
     """Permuting keys together with their positions leaves causal NoPE attention unchanged."""
-    from ..compare import as_numpy
-
     q, k, v = _qkv(rng, dtype)
     qpos, kpos = ints(range(2, 7)), ints(range(7))
     mask = as_numpy(adapter.causal_mask(qpos, kpos, sliding_window=None, chunk_size=None))

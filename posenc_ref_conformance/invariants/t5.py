@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compare import as_numpy
 from .core import expect_close, expect_true, host, ints, invariant
 
 CONFIGS = [(32, 128), (64, 128), (16, 64), (128, 1024), (20, 50), (33, 100)]
 
 
 def _buckets(adapter, relative, bidirectional, nb, md):
-    from ..compare import as_numpy
-
     out = as_numpy(adapter.t5_bucket(relative, bidirectional=bidirectional, num_buckets=nb, max_distance=md))
     expect_true(np.issubdtype(out.dtype, np.integer), f"{nb}/{md}: integer buckets")
     return out.astype(np.int64)
@@ -54,8 +53,6 @@ def structure(adapter, dtype, rng):
 def bias_of_bucket(adapter, dtype, rng):
     """t5_bias(q, k, table)[h, i, j] = table[t5_bucket(k_j - q_i), h], for each configuration and a
     random table (positions far into a sequence, so every bucket and the saturation are reached)."""
-    from ..compare import as_numpy
-
     worst = 0.0
     for nb, md in ((32, 128), (20, 50)):
         table = (rng.integers(-512, 513, size=(nb, 3)) / 64).astype(dtype)

@@ -8,7 +8,7 @@ are :class:`mpmath.mpf` values at the current precision (:func:`working_precisio
 
 from __future__ import annotations
 
-from . import alibi, attention, bias_extra, learned, mrope, relative, rope, sinusoidal, t5
+from . import alibi, attention, kernel_bias, learned, mrope, relative, rope, sinusoidal, t5
 from ._numeric import (
     CHECK_DIGITS,
     DEFAULT_DIGITS,
@@ -25,8 +25,8 @@ __all__ = [
     "IllConditioned",
     "alibi",
     "attention",
-    "bias_extra",
     "exact",
+    "kernel_bias",
     "learned",
     "mrope",
     "relative",

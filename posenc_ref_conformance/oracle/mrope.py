@@ -71,14 +71,14 @@ def vision_position_ids(grid_t: int, grid_h: int, grid_w: int, *, merge_size: in
     return [rows * grid_t, cols * grid_t]
 
 
-def slot_components(mrope_section: Sequence[int], layout: str) -> list[int]:
+def slot_components(mrope_section: Sequence[int], section_order: str) -> list[int]:
     """The position component feeding each frequency slot (``chunked`` or ``interleaved``)."""
     total, count = sum(mrope_section), len(mrope_section)
-    if layout == "chunked":
+    if section_order == "chunked":
         return [c for c, n in enumerate(mrope_section) for _ in range(n)]
-    if layout == "interleaved":
+    if section_order == "interleaved":
         return [s % count if s % count and s < count * mrope_section[s % count] else 0 for s in range(total)]
-    msg = f"layout must be 'chunked' or 'interleaved'; got {layout!r}"
+    msg = f"section_order must be 'chunked' or 'interleaved'; got {section_order!r}"
     raise ValueError(msg)
 
 
@@ -86,10 +86,10 @@ def mrope_angles(
     position_ids: Sequence[Sequence[int]],
     inv_freq: Sequence[float],
     mrope_section: Sequence[int],
-    layout: str,
+    section_order: str,
 ) -> list[list[mp.mpf]]:
     """``[L][F]`` exact angles ``p[c(s), l] * omega_s`` of ``[C][L]`` ids (one leading axis only)."""
-    components = slot_components(mrope_section, layout)
+    components = slot_components(mrope_section, section_order)
     omegas = [exact(w) for w in inv_freq]
     length = len(position_ids[0])
     return [

@@ -14,7 +14,11 @@ from typing import Any
 
 import pytest
 
+from posenc_ref_conformance.adapters import AdapterError
+from posenc_ref_conformance.golden import GoldenError
+from posenc_ref_conformance.isolation import DEFAULT_TIMEOUT
 from posenc_ref_conformance.results import CaseResult
+from posenc_ref_conformance.runner import load_xfails, run
 
 _KEY = "_posenc_ref_conformance_report"
 
@@ -28,11 +32,6 @@ def _report(config: pytest.Config) -> Any:
     cached = getattr(config, _KEY, None)
     if cached is not None:
         return cached
-    from posenc_ref_conformance.adapters import AdapterError
-    from posenc_ref_conformance.golden import GoldenError
-    from posenc_ref_conformance.isolation import DEFAULT_TIMEOUT
-    from posenc_ref_conformance.runner import load_xfails, run
-
     spec = _option(config, "posenc_adapter", "POSENC_REF_ADAPTER")
     if not spec:
         msg = "conformance suite: pass --posenc-adapter SPEC (or set POSENC_REF_ADAPTER)"

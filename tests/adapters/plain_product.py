@@ -263,9 +263,11 @@ def vision_position_ids(grid_t: int, grid_h: int, grid_w: int, *, merge_size: in
     return np.tile(ids, (1, grid_t))
 
 
-def mrope_angles(position_ids: Any, inv_freq: Any, *, mrope_section: Any, layout: str, dtype: str) -> Any:
+def mrope_angles(
+    position_ids: Any, inv_freq: Any, *, mrope_section: Any, section_order: str, dtype: str
+) -> Any:
     count, total = len(mrope_section), sum(mrope_section)
-    if layout == "chunked":
+    if section_order == "chunked":
         components = np.repeat(np.arange(count), mrope_section)
     else:
         slots = np.arange(total)

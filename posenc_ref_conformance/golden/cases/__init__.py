@@ -13,7 +13,7 @@ family modules, in this order, which declares the canonical functions
 
 from __future__ import annotations
 
-from . import absolute, rope, rope_tables, rope_base, rope_positions, t5, alibi, shaw, bias, bias_extra  # noqa: F401 - registration, in canonical order  # isort: skip
+from . import absolute, rope, rope_tables, rope_base, rope_positions, t5, alibi, shaw, bias, kernel_bias  # noqa: F401 - registration, in canonical order  # isort: skip
 from ..functions import FUNCTIONS
 from ._common import CASES, B, Case, F, I
 

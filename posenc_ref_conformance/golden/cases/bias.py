@@ -1,7 +1,7 @@
 """NoPE masks, Llama 4's temperature and reference attention: declarations and cases.
 
 T5 is in ``t5.py``, ALiBi in ``alibi.py``, relative positions and Shaw in ``shaw.py``,
-Sandwich and KERPLE in ``bias_extra.py``.
+Sandwich and KERPLE in ``kernel_bias.py``.
 """
 
 from __future__ import annotations

@@ -56,12 +56,14 @@ def _mrope_angles(inp: dict[str, Any]) -> dict[str, Any]:
     width = len(ids[0][0]) if isinstance(ids[0][0], list) else None
     if width is None:  # [C, L]
         return {
-            "angles": oracle.mrope.mrope_angles(ids, inp["inv_freq"], inp["mrope_section"], inp["layout"])
+            "angles": oracle.mrope.mrope_angles(
+                ids, inp["inv_freq"], inp["mrope_section"], inp["section_order"]
+            )
         }
     batches = [[ids[c][b] for c in range(len(ids))] for b in range(len(ids[0]))]  # [C, B, L] -> B x [C, L]
     return {
         "angles": [
-            oracle.mrope.mrope_angles(one, inp["inv_freq"], inp["mrope_section"], inp["layout"])
+            oracle.mrope.mrope_angles(one, inp["inv_freq"], inp["mrope_section"], inp["section_order"])
             for one in batches
         ]
     }
@@ -129,13 +131,13 @@ declare(
     FunctionSpec(
         "mrope_angles",
         "rope",
-        "mrope_angles(position_ids[C, ..., L], inv_freq[F], mrope_section, layout) -> angles[..., L, F], "
-        "slot s driven by component c(s)",
+        "mrope_angles(position_ids[C, ..., L], inv_freq[F], mrope_section, section_order) "
+        "-> angles[..., L, F], slot s driven by component c(s)",
         {
             "position_ids": ("positions", "int64 [C, L] or [C, B, L]"),
             "inv_freq": ("float", "float64 [F] (exact; not cast)"),
             "mrope_section": ("ints", "slots per component, summing to F"),
-            "layout": ("string", "chunked (Qwen2/2.5-VL) | interleaved (Qwen3-VL)"),
+            "section_order": ("string", "chunked (Qwen2/2.5-VL) | interleaved (Qwen3-VL)"),
         },
         {"angles": "float"},
         _mrope_angles,
@@ -383,7 +385,7 @@ _QWEN3 = _freqs(128, 5.0e6)[0]
 _SMALL = _freqs(8, 10000.0)[0]
 _TEXT_IDS = oracle.mrope.mrope_position_ids([4])
 _BATCHED = [[row, [p + 7 for p in row]] for row in oracle.mrope.mrope_position_ids([1, [1, 2, 2], 1])]
-for _id, _why, _ids, _inv, _section, _layout in [
+for _id, _why, _ids, _inv, _section, _order in [
     (
         "chunked-qwen2-vl",
         "Qwen2-VL sections [16, 24, 24], d = 128, b = 1e6.",
@@ -424,7 +426,7 @@ for _id, _why, _ids, _inv, _section, _layout in [
         position_ids=I(_ids),
         inv_freq=F(_inv),
         mrope_section=_section,
-        layout=_layout,
+        section_order=_order,
     )
 case(
     "mrope_angles/invalid-section-sum",
@@ -434,5 +436,5 @@ case(
     position_ids=I(_TEXT_IDS),
     inv_freq=F(_SMALL),
     mrope_section=[2, 1, 2],
-    layout="chunked",
+    section_order="chunked",
 )

@@ -12,13 +12,13 @@ EPS = {"float64": 2.0**-53, "float32": 2.0**-24}
 
 
 def _sandwich_tol(dtype: str, heads: int, dim: int, distance: int, base: float = 10000.0) -> float:
-    """The golden cases' error model of a plain evaluation (see golden/cases/bias_extra.py), doubled."""
+    """The golden cases' error model of a plain evaluation (see golden/cases/kernel_bias.py), doubled."""
     half = dim // 2
     angles = sum(distance * base ** (-2.0 * k / dim) for k in range(1, half + 1)) * (math.log(base) + 5)
     return 2 * heads / 8 * (angles + half * half + 4 * half) * EPS[dtype]
 
 
-@invariant("bias_extra", "sandwich-toeplitz-symmetric", "sandwich_bias", seed=701)
+@invariant("kernel_bias", "sandwich-toeplitz-symmetric", "sandwich_bias", seed=701)
 def sandwich_structure(adapter, dtype, rng):
     """b[i+1, j+1] = b[i, j], b[i, j] = b[j, i] (cos is even), 0 on the diagonal, <= 0 everywhere."""
     q = k = ints(range(12))
@@ -32,7 +32,7 @@ def sandwich_structure(adapter, dtype, rng):
     return worst
 
 
-@invariant("bias_extra", "sandwich-shift-invariance", "sandwich_bias", seed=702)
+@invariant("kernel_bias", "sandwich-shift-invariance", "sandwich_bias", seed=702)
 def sandwich_shift(adapter, dtype, rng):
     """Shifting every query and key position by the same amount (65536) changes nothing."""
     q, k = ints(range(6)), ints(range(9))
@@ -45,7 +45,7 @@ _R1 = np.asarray([0.5, 1.25, 2.0])
 _R2 = np.asarray([0.25, 1.0, 1.75])
 
 
-@invariant("bias_extra", "kerple-toeplitz-symmetric", "kerple_bias", seed=703)
+@invariant("kernel_bias", "kerple-toeplitz-symmetric", "kerple_bias", seed=703)
 def kerple_structure(adapter, dtype, rng):
     """Both kernels: Toeplitz, symmetric, 0 on the diagonal, < 0 off it for positive parameters."""
     q = k = ints(range(10))
@@ -66,7 +66,7 @@ def _symmetric_alibi(adapter) -> str | None:
 
 
 @invariant(
-    "bias_extra", "kerple-power-1-is-alibi", "kerple_bias", "alibi_bias", seed=704, requires=_symmetric_alibi
+    "kernel_bias", "kerple-power-1-is-alibi", "kerple_bias", "alibi_bias", seed=704, requires=_symmetric_alibi
 )
 def kerple_alibi(adapter, dtype, rng):
     """The power kernel with r2 = 1 is the symmetric ALiBi bias with slopes r1."""

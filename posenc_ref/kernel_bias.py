@@ -1,10 +1,20 @@
-r"""Distance-kernel biases beyond ALiBi: Sandwich and KERPLE.
+r"""Kernel biases: attention biases that are kernels of the relative distance.
 
-Both are functions of :math:`|k_j - q_i|` only, like the symmetric ALiBi form, so
-they are valid with or without a causal mask.  The public implementations
-(NVIDIA NeMo, chijames/KERPLE) apply them to causal decoders, where they zero
-the distances of future keys (``tril``) before masking: on every unmasked entry
-the values here are identical to theirs.
+Both functions here add to every logit a per-head function of the distance
+:math:`|k_j - q_i|` alone, a (conditionally) positive-definite kernel of the
+relative position, as symmetric ALiBi does with a linear one:
+
+* :func:`sandwich_bias`, Sandwich (Chi, Fan, Rudnicky & Ramadge, 2023,
+  https://arxiv.org/abs/2212.10356): a sum of cosines of the distance, the
+  inner product of two sinusoidal position embeddings;
+* :func:`kerple_bias`, KERPLE (Chi, Fan, Ramadge & Rudnicky, 2022,
+  https://arxiv.org/abs/2205.09921): the logarithmic kernel
+  :math:`-r_1 \ln(1 + r_2 |d|)` or the power kernel :math:`-r_1 |d|^{r_2}`.
+
+Depending on the distance only, they are valid with or without a causal mask.
+The public implementations (NVIDIA NeMo, chijames/KERPLE) apply them to causal
+decoders, where they zero the distances of future keys (``tril``) before
+masking: on every unmasked entry the values here are identical to theirs.
 """
 
 from __future__ import annotations

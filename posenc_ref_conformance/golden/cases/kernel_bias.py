@@ -26,7 +26,7 @@ def _sandwich(inp: dict[str, Any]) -> dict[str, Any]:
     kw = {"num_heads": inp["num_heads"], "dim": inp["dim"], "base": inp["base"]}
     return {
         "bias": per_batch(
-            inp["q_positions"], inp["k_positions"], lambda q, k: oracle.bias_extra.sandwich_bias(q, k, **kw)
+            inp["q_positions"], inp["k_positions"], lambda q, k: oracle.kernel_bias.sandwich_bias(q, k, **kw)
         )
     }
 
@@ -55,7 +55,7 @@ def _kerple(inp: dict[str, Any]) -> dict[str, Any]:
         "bias": per_batch(
             inp["q_positions"],
             inp["k_positions"],
-            lambda q, k: oracle.bias_extra.kerple_bias(q, k, r1, r2, kind=kind),
+            lambda q, k: oracle.kernel_bias.kerple_bias(q, k, r1, r2, kind=kind),
         )
     }
 
@@ -81,7 +81,7 @@ _POSITIONS = {
 declare(
     FunctionSpec(
         "sandwich_bias",
-        "bias_extra",
+        "kernel_bias",
         "sandwich_bias(q_positions[..., Lq], k_positions[..., Lk], num_heads, dim, base) -> "
         "bias[..., H, Lq, Lk] "
         "= (sum_{k=1}^{d/2} cos((k_j - q_i) base**(-2k/d)) - d/2) / (8h/H)",
@@ -101,7 +101,7 @@ declare(
 declare(
     FunctionSpec(
         "kerple_bias",
-        "bias_extra",
+        "kernel_bias",
         "kerple_bias(q_positions[..., Lq], k_positions[..., Lk], r1[H], r2[H], kind) -> "
         "bias[..., H, Lq, Lk]: "
         "log -r1 ln(1 + r2 |d|), power -r1 |d|**r2",
