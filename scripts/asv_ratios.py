@@ -95,7 +95,7 @@ ROWS: list[Row] = [
         )
         for layout, rotary, limit in [
             ("half", "full", 6.6),
-            ("half", "half", 6.1),
+            ("half", "half", 7.2),
             ("interleaved", "full", 7.6),
             ("interleaved", "half", 7.2),
         ]
@@ -130,11 +130,11 @@ ROWS: list[Row] = [
             limit,
         )
         for convention, limit in [
-            ("vaswani", 2.0),
-            ("fairseq", 1.5),
-            ("tensor2tensor", 2.0),
-            ("marian", 2.3),
-            ("mlx", 2.0),
+            ("vaswani", 2.3),
+            ("fairseq", 2.1),
+            ("tensor2tensor", 2.1),
+            ("marian", 2.5),
+            ("mlx", 2.2),
         ]
     ),
     *(
