@@ -242,10 +242,12 @@ def differences(matrix: dict[str, Any], report: dict[str, Any], column: str) -> 
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}
+table{border-collapse:collapse;table-layout:fixed;width:100%}
+td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px;overflow-wrap:anywhere}
+th:first-child{width:22%}
 th{background:#f4f4f4;position:sticky;top:0}
 td.pass{background:#e6f4e6}td.fail{background:#f9d6d5}td.beyond-precision{background:#fff1c9}
-td.skip{color:#999}td.xfail,td.xpass{background:#e8e8f8}td.rid{font-family:monospace;white-space:nowrap}
+td.skip{color:#999}td.xfail,td.xpass{background:#e8e8f8}td.rid{font-family:monospace}
 .legend span{padding:1px 6px;margin-right:6px}
 """
 
