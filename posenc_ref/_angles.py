@@ -130,6 +130,7 @@ __all__ = [
     "Reduction",
     "addition_tables",
     "cos_sin",
+    "exact_angles",
     "power_turns",
     "reduction",
 ]
@@ -515,3 +516,19 @@ def addition_tables(positions: Any, *, xp: Any, dtype: Any, **frequencies: Any) 
     low = cos_sin(low_pos, xp=xp, dtype=xp.float64, **frequencies)
     high = cos_sin(high_pos, xp=xp, dtype=xp.float64, offset=offset, **frequencies)
     return AdditionTables((d0, d1), low, high, dtype, xp)
+
+
+def exact_angles(
+    positions: Any, *, xp: Any, dtype: Any, out_dtype: Any, **frequencies: Any
+) -> AdditionTables | Reduction:
+    """The pipeline for exact ``cos``/``sin`` of ``2 pi (m + offset) t``, chosen once per call.
+
+    A float32 answer computed with float64 (``out_dtype`` float32, ``dtype``
+    float64) comes from :func:`addition_tables` where they pay; everything else
+    from :func:`reduction` in ``dtype``.  ``frequencies`` as for both.
+    """
+    if out_dtype == xp.float32 and dtype == xp.float64:
+        tables = addition_tables(positions, xp=xp, dtype=out_dtype, **frequencies)
+        if tables is not None:
+            return tables
+    return reduction(positions, xp=xp, dtype=dtype, **frequencies)

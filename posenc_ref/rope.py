@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from . import _compat
-from ._angles import addition_tables, reduction
+from ._angles import exact_angles
 from ._mlx_float64 import exp
 from ._row_blocks import in_row_blocks, row_layout
 from ._validate import (
@@ -200,11 +200,7 @@ def rope_cos_sin(
         given = {"turns": freqs.turns}
     else:
         given = {"inv_freq": _compat.asarray(freqs.inv_freq, xp=xp, dtype=dtype_c, device=device)}
-    angles = None
-    if out_dtype == xp.float32 and dtype_c == xp.float64:  # a float32 answer: float64 tables if they pay
-        angles = addition_tables(rows, xp=xp, dtype=out_dtype, **given)
-    if angles is None:
-        angles = reduction(rows, xp=xp, dtype=dtype_c, **given)
+    angles = exact_angles(rows, xp=xp, dtype=dtype_c, out_dtype=out_dtype, **given)
 
     def tables(rows: slice | None) -> tuple[Any, ...]:
         """The finished cos and sin tables of some positions: one pipeline, run in row blocks."""

@@ -30,7 +30,7 @@ from decimal import Decimal
 from typing import Any
 
 from . import _compat, _validate
-from ._angles import PI, addition_tables, power_turns, reduction
+from ._angles import PI, exact_angles, power_turns
 from ._row_blocks import in_row_blocks, row_layout
 
 __all__ = ["SINUSOIDAL_CONVENTIONS", "sinusoidal"]
@@ -202,11 +202,7 @@ def _assemble(plan: _Plan, positions: Any, *, xp: Any, dtype: Any, out_dtype: An
         return _compat.zeros(shape, xp=xp, dtype=out_dtype, device=_compat.device(positions))
 
     rows = row_layout(positions, xp)
-    angles = None
-    if out_dtype == xp.float32 and dtype == xp.float64:  # a float32 answer: float64 tables if they pay
-        angles = addition_tables(rows, turns=plan.turns, xp=xp, dtype=out_dtype, offset=offset)
-    if angles is None:
-        angles = reduction(rows, turns=plan.turns, xp=xp, dtype=dtype, offset=offset)
+    angles = exact_angles(rows, turns=plan.turns, xp=xp, dtype=dtype, out_dtype=out_dtype, offset=offset)
 
     def table(rows: slice | None) -> tuple[Any]:
         """The finished table of some positions: one pipeline, run in row blocks."""
