@@ -43,6 +43,7 @@ __all__ = [
     "is_lazy",
     "is_mlx_array",
     "is_mlx_namespace",
+    "min_max",
     "namespace_of",
     "normalize_namespace",
     "pairwise_difference",
@@ -137,10 +138,30 @@ def is_lazy(x: object) -> bool:
 
 
 def device(x: object) -> Any:
-    """The device of ``x``; ``None`` for MLX arrays (they have no ``.device``)."""
+    """The device of ``x``; ``None`` for MLX arrays (they have no ``.device``).
+
+    A PyTorch tensor's own ``.device`` is what array-api-compat returns for it,
+    read directly (a small call asks this several times).
+    """
+    if array_api_compat.is_torch_array(x):
+        return x.device
     if is_mlx_array(x):
         return None
     return array_api_compat.device(x)
+
+
+def min_max(x: Any, xp: Any) -> tuple[Any, Any]:
+    """``(xp.min(x), xp.max(x))``, as 0-D arrays of ``x``'s namespace.
+
+    PyTorch's ``torch.aminmax`` gives both in one reduction, one pass over
+    ``x`` and one kernel launch instead of two (the same values: min and max
+    are exact).
+    """
+    if array_api_compat.is_torch_array(x):
+        import torch
+
+        return tuple(torch.aminmax(x))
+    return xp.min(x), xp.max(x)
 
 
 def _device_kwargs(xp: Any, dev: Any) -> dict[str, Any]:

@@ -313,7 +313,20 @@ def check_device(device: object, xp: Any) -> Any:
 
 def _is_dtype(dtype: object, xp: Any, kind: Any) -> bool:
     """``xp.isdtype(dtype, kind)``; ``False`` for anything ``xp`` does not know as a dtype (another
-    library's dtype makes some backends warn or raise instead)."""
+    library's dtype makes some backends warn or raise instead).  Remembered per hashable
+    ``(xp, dtype, kind)``: small calls ask it for the same dtypes again and again."""
+    try:
+        return _cached_is_dtype(xp, dtype, kind)
+    except Exception:  # an unhashable object (or one whose hash or == raises)
+        return _guarded_is_dtype(xp, dtype, kind)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_is_dtype(xp: Any, dtype: object, kind: Any) -> bool:
+    return _guarded_is_dtype(xp, dtype, kind)
+
+
+def _guarded_is_dtype(xp: Any, dtype: object, kind: Any) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -322,11 +335,20 @@ def _is_dtype(dtype: object, xp: Any, kind: Any) -> bool:
             return False
 
 
+#: Python's own number types: not dtypes of any namespace, whatever a backend's ``isdtype`` says.
+_PYTHON_TYPES = (bool, int, float, complex)
+
+
 def check_float_dtype(dtype: object, name: str, xp: Any, device: Any = None) -> Any:
     """``dtype`` if it is a real floating dtype object of ``xp`` that exists on ``device``."""
     if isinstance(dtype, str):
         hint = f"pass the dtype object, e.g. xp.{dtype}, not its name" if dtype.isidentifier() else None
         raise type_error(name, f"a real floating dtype of {xp.__name__}", dtype, hint=hint)
+    # By identity (NumPy's float64 dtype == float).  Dask's isdtype takes float for float64 where
+    # NumPy's refuses it: refused everywhere.
+    if any(dtype is t for t in _PYTHON_TYPES):
+        hint = f"pass the dtype object, e.g. xp.{'float64' if dtype is float else 'float32'}"
+        raise type_error(name, f"a real floating dtype of {xp.__name__}", _kind(dtype), hint=hint)
     if _compat.namespace_of(dtype) is not None or not _is_dtype(dtype, xp, "real floating"):  # arrays too
         raise type_error(name, f"a real floating dtype of {xp.__name__}", _kind(dtype))
     if dtype == xp.float64 and not _compat.has_float64(xp, device):
@@ -396,7 +418,7 @@ def value_range(x: Any, xp: Any) -> tuple[Any, Any] | None:
     """(min, max) of an array whose values are known now, as Python numbers; else ``None``."""
     if not _compat.values_known(x) or math.prod(x.shape) == 0:
         return None
-    low, high = xp.min(x), xp.max(x)
+    low, high = _compat.min_max(x, xp)
     if xp.isdtype(x.dtype, "integral"):
         return int(low), int(high)
     return float(low), float(high)

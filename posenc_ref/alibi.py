@@ -169,18 +169,20 @@ def _product_dtype(q_positions: Any, k_positions: Any, slopes: Any, xp: Any, spa
     ``None``: read here).  Positions of lazy arrays are not read, so those keep
     the float64 path.
     """
-    work = _compat.compute_dtype(xp, _compat.device(slopes))
     bits = _SIGNIFICAND_BITS.get(str(slopes.dtype).rsplit(".", 1)[-1])
-    if slopes.dtype == work or bits is None:
-        return work
-    spans = [
-        value_range(x, xp) if s is None else s for x, s in zip((q_positions, k_positions), spans, strict=True)
-    ]
-    if any(span is None for span in spans):
-        return work
-    (q_lo, q_hi), (k_lo, k_hi) = spans
-    largest = max(abs(k_hi - q_lo), abs(k_lo - q_hi), abs(k_hi), abs(k_lo))  # |k - q| and |k| (causal)
-    return slopes.dtype if largest <= 2**bits else work
+    if bits is not None and bits < _SIGNIFICAND_BITS["float64"]:  # float64 slopes: the compute dtype
+        spans = [
+            value_range(x, xp) if s is None else s
+            for x, s in zip((q_positions, k_positions), spans, strict=True)
+        ]
+        if all(span is not None for span in spans):
+            (q_lo, q_hi), (k_lo, k_hi) = spans
+            largest = max(
+                abs(k_hi - q_lo), abs(k_lo - q_hi), abs(k_hi), abs(k_lo)
+            )  # |k - q| and |k| (causal)
+            if largest <= 2**bits:
+                return slopes.dtype
+    return _compat.compute_dtype(xp, _compat.device(slopes))
 
 
 def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str = "symmetric") -> Any:

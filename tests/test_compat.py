@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 
+import array_api_compat
 import numpy as np
 import pytest
 
@@ -85,11 +86,36 @@ def test_mlx_device_is_none():
     assert _compat.is_mlx_namespace(mx)
 
 
+def test_device_is_array_api_compats(xp, device):
+    x = _compat.asarray([1.0], xp=xp, dtype=xp.float32, device=device)
+    if not _compat.is_mlx_array(x):  # array-api-compat does not know MLX: None (test_mlx_device_is_none)
+        assert _compat.device(x) == array_api_compat.device(x)
+
+
 def test_to_numpy_roundtrip(xp, device):
     x = _compat.asarray([1.0, -2.0], xp=xp, dtype=xp.float32, device=device)
     out = to_numpy(x)
     assert isinstance(out, np.ndarray)
     np.testing.assert_array_equal(out, [1.0, -2.0])
+
+
+class TestMinMax:
+    @pytest.mark.parametrize(
+        ("values", "dtype"),
+        [
+            ([3, -7, 2**62, 0, -(2**63)], "int64"),
+            ([5, 1, 9], "int32"),
+            ([0.5, -2.25, 1e300, -0.0], "float64"),
+            ([7.0], "float32"),
+        ],
+    )
+    def test_the_extremes(self, xp, device, values, dtype):
+        if dtype == "float64" and not _compat.has_float64(xp, device):
+            pytest.skip(f"{xp.__name__} has no float64 here")
+        x = _compat.asarray(values, xp=xp, dtype=getattr(xp, dtype), device=device)
+        low, high = _compat.min_max(x, xp)
+        assert (low.shape, high.shape) == ((), ())
+        assert (float(low), float(high)) == (float(min(values)), float(max(values)))
 
 
 class TestAstype:

@@ -134,6 +134,22 @@ def _plain_module(library: Any) -> Any:
     return importlib.import_module("mlx.core" if name == "mlx" else name)
 
 
+class _Unhashable:
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "unhashable"
+
+
+class _RaisingHash:
+    def __hash__(self) -> int:
+        msg = "no hash"
+        raise ValueError(msg)
+
+    def __repr__(self) -> str:
+        return "raising-hash"
+
+
 class TestNamespacesAndDtypes:
     """Probes on main: xp=torch (the plain module) broke alibi_slopes and mrope_position_ids; a dtype
     string gave AttributeError on torch."""
@@ -203,6 +219,15 @@ class TestNamespacesAndDtypes:
         pos = _compat.asarray([0, 1], xp=xp, dtype=_compat.index_dtype(xp))
         with pytest.raises(TypeError, match=r"^dtype must be a real floating dtype of .*; got an array"):
             pr.sinusoidal(pos, 4, dtype=pos)
+
+    @pytest.mark.parametrize("odd", [_Unhashable(), _RaisingHash(), float, 3.5], ids=repr)
+    def test_objects_that_are_no_dtype_are_refused_every_time(self, xp: Any, odd: Any) -> None:
+        # Dtype answers are remembered per hashable object: an object that cannot be hashed, or
+        # whose hash raises, is still refused, and asking twice gives the same refusal.
+        for _ in range(2):
+            for call in self._dtype_calls(xp, odd):
+                with pytest.raises(TypeError, match=r"^dtype must be a real floating dtype of "):
+                    call()
 
     def test_arrays_of_two_libraries_name_the_second(self, xp: Any) -> None:
         other = np.asarray([0, 1]) if xp.__name__ != "array_api_compat.numpy" else _strict_ints([0, 1])

@@ -280,6 +280,44 @@ class TestApplyRope:
         assert_equal(out, expected, xp=xp, dtype=xp.float32)
 
     @pytest.mark.parametrize("layout", LAYOUTS)
+    @pytest.mark.parametrize("width", [8, 4])
+    def test_inputs_are_left_as_they_were(self, xp: Any, layout: str, width: int) -> None:
+        # The rotation reuses its own temporaries in place; x and the tables (full and
+        # partial width, where ``x[..., :width]`` is a view of x) must come back unchanged.
+        x, _ = random_x(xp, (2, 3, 5, 8))
+        cos, sin = rope_cos_sin(ints(xp, [0, 1, 2, 30, 400]), rope_frequencies(width, xp=xp), layout=layout)
+        x_before, cos_before, sin_before = (to_numpy(a).copy() for a in (x, cos, sin))
+        apply_rope(x, cos, sin, layout=layout)
+        assert_equal(x, x_before, xp=xp, dtype=x.dtype)
+        assert_equal(cos, cos_before, xp=xp, dtype=cos.dtype)
+        assert_equal(sin, sin_before, xp=xp, dtype=sin.dtype)
+
+    @pytest.mark.parametrize("layout", LAYOUTS)
+    def test_torch_gradients_match_the_plain_formula(self, layout: str) -> None:
+        # The in-place products must not corrupt autograd's saved tensors.
+        torch = pytest.importorskip("torch", reason="torch is not installed")
+        gen = torch.Generator().manual_seed(3)
+        leaves = [
+            torch.randn(shape, generator=gen, dtype=torch.float64) for shape in ((2, 5, 8), (5, 8), (5, 8))
+        ]
+        ours = [t.clone().requires_grad_() for t in leaves]
+        plain = [t.clone().requires_grad_() for t in leaves]
+        weights = torch.randn((2, 5, 8), generator=gen, dtype=torch.float64)
+        (apply_rope(*ours, layout=layout) * weights).sum().backward()
+        x, cos, sin = plain
+        if layout == "half":
+            swapped = torch.cat([-x[..., 4:], x[..., :4]], -1)
+        else:
+            swapped = torch.stack([-x[..., 1::2], x[..., 0::2]], -1).reshape(x.shape)
+            cos, sin = (
+                torch.repeat_interleave(cos[..., 0::2], 2, -1),
+                torch.repeat_interleave(sin[..., 0::2], 2, -1),
+            )
+        ((x * cos + swapped * sin) * weights).sum().backward()
+        for mine, theirs in zip(ours, plain, strict=True):
+            torch.testing.assert_close(mine.grad, theirs.grad, rtol=1e-12, atol=1e-12)
+
+    @pytest.mark.parametrize("layout", LAYOUTS)
     def test_partial_rotary_passthrough(self, xp: Any, device: Any, layout: str) -> None:
         x, host = random_x(xp, (4, 10), device=device)
         positions = ints(xp, [5, 6, 7, 8], device)
