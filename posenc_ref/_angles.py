@@ -475,16 +475,18 @@ class AdditionTables:
     def cos_sin(self, rows: slice | None = None) -> tuple[Any, Any]:
         """``cos`` and ``sin`` at the positions (``rows``: a block of them; ``None``: all), in ``dtype``.
 
-        In place on the fresh gathers: ``cos = c0 c1 - s0 s1``, ``sin = s0 c1 + c0 s1``.
+        In place on the fresh gathers, one new array (``c0 c1``): ``cos = c0 c1 - s0 s1``,
+        ``sin = s0 c1 + c0 s1``.  Each product and sum rounds as written.
         """
         xp = self.xp
         d0, d1 = self.index if rows is None else (i[rows] for i in self.index)
         c0, s0 = (xp.take(t, d0, axis=0) for t in self.low)
         c1, s1 = (xp.take(t, d1, axis=0) for t in self.high)
         cos = c0 * c1
-        cos -= s0 * s1
-        s0 *= c1
-        c0 *= s1
+        c0 *= s1  # c0 s1
+        s1 *= s0  # s0 s1
+        s0 *= c1  # s0 c1
+        cos -= s1
         s0 += c0
         return _compat.astype(cos, self.dtype, xp=xp), _compat.astype(s0, self.dtype, xp=xp)
 
