@@ -81,8 +81,12 @@ Float32 answers from float64 addition tables
     ``cos(a + b) = cos a cos b - sin a sin b``,
     ``sin(a + b) = sin a cos b + cos a sin b``: four row gathers, six float64
     products and sums, one rounding to float32.  No ``cos`` or ``sin`` is
-    evaluated per element (NumPy: about 1x the naive float32
-    ``cos(m w)``, ``sin(m w)`` tables; ``scripts/asv_ratios.py``).
+    evaluated per element.  For consecutive positions (an ``arange``, the
+    usual table) a block of ``2**k <= 2**v`` rows lies in one row of the
+    second table, so the gathers become a slice of the first table and one
+    broadcast row of the second: the same bits, four passes fewer (NumPy:
+    about 1x the naive float32 ``cos(m w)``, ``sin(m w)`` tables for both
+    RoPE and sinusoidal; ``scripts/asv_ratios.py``).
 
     Bound: each table entry is within ``e = 2**-51`` of the exact value (the
     float64 guarantee above: a few float64 ulp of numbers at most 1).  In
@@ -456,7 +460,9 @@ class AdditionTables:
     ``min + offset + 2**v d_1``, shape ``(rows, n)`` in float64; ``index``
     holds ``d_0`` and ``d_1`` per position (1-D).  :meth:`cos_sin` gathers the
     rows of any block of positions and adds the angles, so the values never
-    depend on the blocking.
+    depend on the blocking.  ``consecutive``: the positions are ``min, min + 1,
+    ...`` (an ``arange``), so a block of :attr:`block_elements` is one row of
+    ``high`` against a slice of ``low`` and needs no gather.
     """
 
     index: tuple[Any, Any]  # d_0, d_1: integer arrays of the positions' length
@@ -464,21 +470,40 @@ class AdditionTables:
     high: tuple[Any, Any]  # cos, sin of 2 pi (min + offset + 2**v d_1) t, float64
     dtype: Any  # the output dtype (float32)
     xp: Any
-    #: Table elements per row block: six float64 temporaries of 2**14 stay in a 512 KiB L2.
-    block_elements: int = 2**14
+    consecutive: bool = False
 
     @property
     def width(self) -> int:
         """The number of frequencies ``n``."""
         return int(self.low[0].shape[1])
 
+    @property
+    def block_elements(self) -> int:
+        """Table elements per row block: a power of two of rows, at most ``2**v`` (so a block of
+        consecutive positions never straddles two rows of ``high``) and about ``2**14`` elements
+        (six float64 temporaries of 128 KiB: the 512 KiB L2 and its neighbour level)."""
+        rows = 1 << max(0, (2**14 // max(self.width, 1)).bit_length() - 1)
+        return min(rows, int(self.low[0].shape[0])) * self.width
+
     def cos_sin(self, rows: slice | None = None) -> tuple[Any, Any]:
         """``cos`` and ``sin`` at the positions (``rows``: a block of them; ``None``: all), in ``dtype``.
 
-        In place on the fresh gathers, one new array (``c0 c1``): ``cos = c0 c1 - s0 s1``,
-        ``sin = s0 c1 + c0 s1``.  Each product and sum rounds as written.
+        ``cos = c0 c1 - s0 s1``, ``sin = s0 c1 + c0 s1``, each product and sum rounded as
+        written.  Consecutive positions in a block within one row of ``high`` read slices
+        of the tables (views, broadcast over the block); others gather their rows, then
+        work in place on the fresh gathers.  Both give the same bits.
         """
         xp = self.xp
+        span = self._one_high_row(rows)
+        if span is not None:
+            j, first, last = span
+            c0, s0 = (t[first:last, ...] for t in self.low)
+            c1, s1 = (t[j : j + 1, ...] for t in self.high)
+            cos = c0 * c1
+            cos -= s0 * s1
+            sin = s0 * c1
+            sin += c0 * s1
+            return _compat.astype(cos, self.dtype, xp=xp), _compat.astype(sin, self.dtype, xp=xp)
         d0, d1 = self.index if rows is None else (i[rows] for i in self.index)
         c0, s0 = (xp.take(t, d0, axis=0) for t in self.low)
         c1, s1 = (xp.take(t, d1, axis=0) for t in self.high)
@@ -489,6 +514,16 @@ class AdditionTables:
         cos -= s1
         s0 += c0
         return _compat.astype(cos, self.dtype, xp=xp), _compat.astype(s0, self.dtype, xp=xp)
+
+    def _one_high_row(self, rows: slice | None) -> tuple[int, int, int] | None:
+        """``(d_1, first d_0, last d_0 + 1)`` for a block of consecutive positions in one ``high`` row."""
+        if not self.consecutive or rows is None:
+            return None
+        size = int(self.low[0].shape[0])  # 2**v
+        start, stop, _ = rows.indices(int(self.index[0].shape[0]))
+        if stop <= start or start // size != (stop - 1) // size:
+            return None
+        return start // size, start % size, start % size + (stop - start)
 
 
 def addition_tables(positions: Any, *, xp: Any, dtype: Any, **frequencies: Any) -> AdditionTables | None:
@@ -512,12 +547,15 @@ def addition_tables(positions: Any, *, xp: Any, dtype: Any, **frequencies: Any) 
     device, shifted = _compat.device(positions), _compat.widen(positions, xp) - low_m
     d0, d1 = xp.remainder(shifted, 2**v), xp.floor_divide(shifted, 2**v)
     index = _compat.index_dtype(xp)
+    consecutive = count == high_m - low_m + 1 and bool(
+        xp.all(shifted == _compat.arange(0, count, xp=xp, dtype=index, device=device))
+    )
     low_pos = _compat.arange(0, 2**v, xp=xp, dtype=index, device=device)
     high_pos = _compat.arange(0, high_rows, xp=xp, dtype=index, device=device) * 2**v + low_m
     offset = frequencies.pop("offset", 0)  # the high table's: low + high = min + offset + (m - min)
     low = cos_sin(low_pos, xp=xp, dtype=xp.float64, **frequencies)
     high = cos_sin(high_pos, xp=xp, dtype=xp.float64, offset=offset, **frequencies)
-    return AdditionTables((d0, d1), low, high, dtype, xp)
+    return AdditionTables((d0, d1), low, high, dtype, xp, consecutive)
 
 
 def exact_angles(

@@ -116,14 +116,43 @@ def test_naive_float32_product_misses_the_bound() -> None:
     assert within_bound(naive, exact, 0.5) > 1e3
 
 
-def test_tables_do_not_depend_on_the_blocking(xp: Any) -> None:
-    # Each row is gathered and combined on its own: blocks of any size give the bits of one call.
-    positions = ints(xp, list(range(-700, 4300)))
-    tables = _angles.addition_tables(positions, turns=(0.1, 0.013), xp=xp, dtype=xp.float32)
+@pytest.mark.parametrize("order", ["consecutive", "shuffled"])
+def test_tables_do_not_depend_on_the_blocking(xp: Any, order: str) -> None:
+    # Each row is combined on its own: blocks of any size give the bits of one call, whether a
+    # block reads slices of the tables (consecutive positions inside one row of the high table:
+    # steps 1, 16 and the default) or gathers rows (a block across two high rows, steps 37 and
+    # 4096, or positions out of order).
+    values = list(range(-700, 4300))
+    if order == "shuffled":
+        values = values[1::2] + values[0::2]
+    tables = _angles.addition_tables(ints(xp, values), turns=(0.1, 0.013), xp=xp, dtype=xp.float32)
     if tables is None:
         pytest.skip("the addition tables are for host arrays with float64")
+    assert tables.consecutive == (order == "consecutive")
     whole = [to_numpy(t) for t in tables.cos_sin()]
-    for step in (1, 37, 4096):
+    default = tables.block_elements // tables.width
+    assert (
+        default & (default - 1) == 0 and tables.low[0].shape[0] % default == 0
+    )  # never across two high rows
+    for step in (1, 16, 37, default, 4096):
         blocks = [tables.cos_sin(slice(a, min(a + step, 5000))) for a in range(0, 5000, step)]
         for i, table in enumerate(whole):
             assert np.array_equal(np.concatenate([to_numpy(b[i]) for b in blocks]), table)
+
+
+def test_consecutive_blocks_read_slices_not_gathers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fast path is taken where it should be: a block of an arange inside one high row does not gather.
+    import array_api_compat.numpy as xp
+
+    tables = _angles.addition_tables(np.arange(5000), turns=(0.1, 0.013), xp=xp, dtype=xp.float32)
+    step = tables.block_elements // tables.width
+    whole = tables.cos_sin()
+
+    def no_take(*args: Any, **kwargs: Any) -> Any:
+        msg = "gathered"
+        raise AssertionError(msg)
+
+    monkeypatch.setattr(xp, "take", no_take)
+    for start in range(0, 5000, step):
+        block = tables.cos_sin(slice(start, min(start + step, 5000)))
+        assert np.array_equal(block[0], whole[0][start : start + step])
