@@ -130,11 +130,11 @@ ROWS: list[Row] = [
             limit,
         )
         for convention, limit in [
-            ("vaswani", 2.3),
-            ("fairseq", 2.1),
-            ("tensor2tensor", 2.1),
-            ("marian", 2.5),
-            ("mlx", 2.2),
+            ("vaswani", 1.5),
+            ("fairseq", 1.5),
+            ("tensor2tensor", 1.5),
+            ("marian", 1.5),
+            ("mlx", 1.5),
         ]
     ),
     *(
