@@ -480,8 +480,8 @@ class AdditionTables:
     @property
     def block_elements(self) -> int:
         """Table elements per row block: a power of two of rows, at most ``2**v`` (so a block of
-        consecutive positions never straddles two rows of ``high``) and about ``2**14`` elements
-        (six float64 temporaries of 128 KiB: the 512 KiB L2 and its neighbour level)."""
+        consecutive positions never straddles two rows of ``high``) and at most ``2**14``
+        elements (six float64 temporaries of 128 KiB each, near a 512 KiB L2)."""
         rows = 1 << max(0, (2**14 // max(self.width, 1)).bit_length() - 1)
         return min(rows, int(self.low[0].shape[0])) * self.width
 

@@ -177,9 +177,8 @@ def _product_dtype(q_positions: Any, k_positions: Any, slopes: Any, xp: Any, spa
         ]
         if all(span is not None for span in spans):
             (q_lo, q_hi), (k_lo, k_hi) = spans
-            largest = max(
-                abs(k_hi - q_lo), abs(k_lo - q_hi), abs(k_hi), abs(k_lo)
-            )  # |k - q| and |k| (causal)
+            # the largest |k - q| (symmetric) and |k| (causal)
+            largest = max(abs(k_hi - q_lo), abs(k_lo - q_hi), abs(k_hi), abs(k_lo))
             if largest <= 2**bits:
                 return slopes.dtype
     return _compat.compute_dtype(xp, _compat.device(slopes))

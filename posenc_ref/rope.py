@@ -228,17 +228,18 @@ def _check_rope_shapes(x: Any, cos: Any, sin: Any) -> int:
     return width
 
 
-def _rotate_pairs(part: Any, swapped: Any, cos: Any, signed_sin: Any, xp: Any) -> Any:
+def _rotate_pairs(part: Any, swapped: Any, cos: Any, signed_sin: Any) -> Any:
     """``part * cos + swapped * signed_sin``, with ``swapped`` (a temporary of ours) reused.
 
     The array API's in-place operators (``*=``, ``+=``) write into ``swapped`` and the
     product ``part * cos`` instead of allocating two more arrays the size of ``x``: the
     same 9 passes over memory, but 2 new arrays instead of 4, and a fresh large array
-    costs page faults about as dear as a pass (NumPy: 3.8x one copy of ``x`` against
-    4.9x).  The bits are the same, since the rounding of each product and of the sum is
-    unchanged.  Namespaces with immutable arrays (JAX, MLX) rebind instead; autograd
-    (torch) records the in-place products correctly.  ``part`` and the tables, which may
-    be the caller's arrays, are only read.
+    costs page faults about as dear as a pass (NumPy, half layout: 4.05 - 4.36x one copy
+    of ``x`` against 4.75 - 5.21x; ``scripts/asv_ratios.py``).  The bits are the same,
+    since the rounding of each product and of the sum is unchanged.  JAX arrays are
+    immutable, so there the operators rebind; autograd (torch) records the in-place
+    products correctly.  ``part`` and the tables, which may be the caller's arrays, are
+    only read (``tests/test_rope.py`` checks both on every backend).
     """
     swapped *= signed_sin
     rotated = part * cos
@@ -311,7 +312,7 @@ def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
         c, s = cos[..., 0::2], sin[..., 0::2]
         cos = xp.reshape(xp.stack([c, c], axis=-1), (*c.shape[:-1], width))
         signed_sin = xp.reshape(xp.stack([-s, s], axis=-1), (*s.shape[:-1], width))
-    rotated = _rotate_pairs(part, swapped, cos, signed_sin, xp)
+    rotated = _rotate_pairs(part, swapped, cos, signed_sin)
     rotated = _compat.astype(rotated, x.dtype, xp=xp)
     if width == x.shape[-1]:
         return rotated
