@@ -490,8 +490,8 @@ class AdditionTables:
 
         ``cos = c0 c1 - s0 s1``, ``sin = s0 c1 + c0 s1``, each product and sum rounded as
         written.  Consecutive positions in a block within one row of ``high`` read slices
-        of the tables (views, broadcast over the block); others gather their rows, then
-        work in place on the fresh gathers.  Both give the same bits.
+        of the tables (views, broadcast over the block); others gather their rows.  Both
+        give the same bits.
         """
         xp = self.xp
         span = self._one_high_row(rows)
@@ -499,21 +499,15 @@ class AdditionTables:
             j, first, last = span
             c0, s0 = (t[first:last, ...] for t in self.low)
             c1, s1 = (t[j : j + 1, ...] for t in self.high)
-            cos = c0 * c1
-            cos -= s0 * s1
-            sin = s0 * c1
-            sin += c0 * s1
-            return _compat.astype(cos, self.dtype, xp=xp), _compat.astype(sin, self.dtype, xp=xp)
-        d0, d1 = self.index if rows is None else (i[rows] for i in self.index)
-        c0, s0 = (xp.take(t, d0, axis=0) for t in self.low)
-        c1, s1 = (xp.take(t, d1, axis=0) for t in self.high)
+        else:
+            d0, d1 = self.index if rows is None else (i[rows] for i in self.index)
+            c0, s0 = (xp.take(t, d0, axis=0) for t in self.low)
+            c1, s1 = (xp.take(t, d1, axis=0) for t in self.high)
         cos = c0 * c1
-        c0 *= s1  # c0 s1
-        s1 *= s0  # s0 s1
-        s0 *= c1  # s0 c1
-        cos -= s1
-        s0 += c0
-        return _compat.astype(cos, self.dtype, xp=xp), _compat.astype(s0, self.dtype, xp=xp)
+        cos -= s0 * s1
+        sin = s0 * c1
+        sin += c0 * s1
+        return _compat.astype(cos, self.dtype, xp=xp), _compat.astype(sin, self.dtype, xp=xp)
 
     def _one_high_row(self, rows: slice | None) -> tuple[int, int, int] | None:
         """``(d_1, first d_0, last d_0 + 1)`` for a block of consecutive positions in one ``high`` row."""

@@ -21,7 +21,7 @@ import functools
 import math
 import numbers
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import _compat
@@ -311,22 +311,28 @@ def check_device(device: object, xp: Any) -> Any:
     return device
 
 
+def _remembered(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with its answers remembered per argument tuple, for arguments that hash.
+
+    Small calls ask the same questions of the same dtypes again and again.  Arguments
+    that cannot be hashed (or whose hash or ``==`` raises) are answered afresh each time.
+    """
+    cached = functools.lru_cache(maxsize=256)(function)
+
+    @functools.wraps(function)
+    def answer(*args: Any) -> Any:
+        try:
+            return cached(*args)
+        except Exception:  # an unhashable argument; a genuine error is raised again below
+            return function(*args)
+
+    return answer
+
+
+@_remembered
 def _is_dtype(dtype: object, xp: Any, kind: Any) -> bool:
     """``xp.isdtype(dtype, kind)``; ``False`` for anything ``xp`` does not know as a dtype (another
-    library's dtype makes some backends warn or raise instead).  Remembered per hashable
-    ``(xp, dtype, kind)``: small calls ask it for the same dtypes again and again."""
-    try:
-        return _cached_is_dtype(xp, dtype, kind)
-    except Exception:  # an unhashable object (or one whose hash or == raises)
-        return _guarded_is_dtype(xp, dtype, kind)
-
-
-@functools.lru_cache(maxsize=256)
-def _cached_is_dtype(xp: Any, dtype: object, kind: Any) -> bool:
-    return _guarded_is_dtype(xp, dtype, kind)
-
-
-def _guarded_is_dtype(xp: Any, dtype: object, kind: Any) -> bool:
+    library's dtype makes some backends warn or raise instead)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -424,18 +430,11 @@ def value_range(x: Any, xp: Any) -> tuple[Any, Any] | None:
     return float(low), float(high)
 
 
-@functools.lru_cache(maxsize=64)
-def _cached_integer_range(xp: Any, dtype: Any) -> tuple[int, int]:
+@_remembered
+def _integer_range(xp: Any, dtype: Any) -> tuple[int, int]:
+    """``(min, max)`` of an integer dtype, as Python ints."""
     info = xp.iinfo(dtype)
     return int(info.min), int(info.max)
-
-
-def _integer_range(xp: Any, dtype: Any) -> tuple[int, int]:
-    """``(min, max)`` of an integer dtype, as Python ints (remembered: small calls ask it often)."""
-    try:
-        return _cached_integer_range(xp, dtype)
-    except TypeError:  # a dtype that cannot be hashed
-        return _cached_integer_range.__wrapped__(xp, dtype)
 
 
 def _limit(xp: Any) -> int:
