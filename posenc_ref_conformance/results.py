@@ -69,6 +69,14 @@ class CaseResult:
     exact: bool | None = None
     phase: str | None = None
     tolerance_used: float | None = None
+    #: Failing cases: the known bug shapes that reproduce every judged element (``diagnosis.py``).
+    diagnosis: tuple[str, ...] = ()
+    #: Failing cases no known shape reproduces: where the error lives (axes, growth with position).
+    structure: str = ""
+    #: The worst failing elements in the data's own terms (output, axis -> index, position, values).
+    where: tuple[dict[str, Any], ...] = ()
+    #: Reach-sweep cases: per swept position, the worst error and whether it met the exact tolerance.
+    sweep: dict[str, Any] | None = None
 
     @property
     def result_id(self) -> str:
@@ -98,6 +106,10 @@ class Report:
     suite: dict[str, Any] = dataclasses.field(default_factory=dict)
     warnings: list[str] = dataclasses.field(default_factory=list)
     declared: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: The context length the implementation must serve (``--context``): a reach below it fails.
+    context: int | None = None
+    #: The absolute tolerance of the second reach (``--reach-atol``).
+    reach_atol: float = 1e-3
 
     @property
     def failed(self) -> bool:
