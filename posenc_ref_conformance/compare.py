@@ -25,6 +25,9 @@ __all__ = [
 
 _FLOAT_DTYPES = {"float64": np.float64, "float32": np.float32}
 
+#: Failing elements a verdict lists (the worst).
+WORST = 3
+
 #: Smallest |expected| whose ulp distance enters the reported max ulp.
 ULP_FLOOR = 2.0**-32
 
@@ -55,6 +58,10 @@ class Verdict:
     worst_position: int | None = None
     exact: bool = True
     used: float = 0.0
+    #: Up to :data:`WORST` failing elements, worst first: (flat index, actual, expected, error, allowed).
+    worst: list[tuple[int, float, float, float, float]] = dataclasses.field(default_factory=list)
+    #: The failing elements' mask, in the output's shape (``None`` for the row-shift mode and non-floats).
+    failing: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
 
 def as_numpy(x: Any) -> np.ndarray:
@@ -219,7 +226,8 @@ def compare_output(
         if acceptable is not None:
             good |= a == acceptable
         bad = int(np.sum(~good))
-        err = float(np.max(np.abs(a.astype(np.float64) - expected))) if a.size else 0.0
+        diff = np.abs(a.astype(np.float64) - expected)
+        err = float(np.max(diff)) if a.size else 0.0
         detail = (
             ""
             if not bad
@@ -227,7 +235,16 @@ def compare_output(
             f"{int(np.argmin(good.ravel()))}: {a.ravel()[np.argmin(good.ravel())]!r} != "
             f"{expected.ravel()[np.argmin(good.ravel())]!r})"
         )
-        return Verdict(bad == 0, err, 0.0, detail, judged=int(a.size))
+        failing = ~good
+        return Verdict(
+            bad == 0,
+            err,
+            0.0,
+            detail,
+            judged=int(a.size),
+            worst=_worst(failing, diff, a, expected, np.zeros(diff.shape)),
+            failing=failing,
+        )
     tol = tolerance or {"atol": 0.0, "rtol": 0.0, "maxUlp": 0}
     if mode == "causal_rowshift" and positions is not None:
         a64, e = _rowshift(a, expected, *positions)
@@ -276,6 +293,9 @@ def compare_output(
                 f"(not judged; worst error {max_err:.3g})"
             )
         return verdict
+    if mode != "causal_rowshift":
+        verdict.worst = _worst(failing, err, a64, e, allowed)
+        verdict.failing = failing
     worst = int(np.argmax(np.where(failing, err, -1.0)))
     allowed = tol["atol"] + tol["rtol"] * abs(float(e.ravel()[worst]))
     if phase is not None:
@@ -288,6 +308,28 @@ def compare_output(
         f"{', ' + phase.label + ' class' if phase is not None else ''})"
     )
     return verdict
+
+
+def _worst(
+    failing: np.ndarray, err: np.ndarray, actual: np.ndarray, expected: np.ndarray, allowed: np.ndarray
+) -> list[tuple[int, float, float, float, float]]:
+    """The :data:`WORST` failing elements, largest error first: (flat index, actual, expected, error, allowed)."""
+    flat = np.flatnonzero(failing)
+    if not flat.size:
+        return []
+    errors = err.ravel()[flat]
+    top = flat[np.argsort(-errors, kind="stable")[:WORST]]
+    allowed = np.broadcast_to(allowed, err.shape).ravel()
+    return [
+        (
+            int(i),
+            float(actual.ravel()[i]),
+            float(expected.ravel()[i]),
+            float(err.ravel()[i]),
+            float(allowed[i]),
+        )
+        for i in top
+    ]
 
 
 def finite_max(values: list[float]) -> float:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__, golden
+from . import __version__, compare, diagnosis, golden
 from .adapters import check_adapter
 from .adapters.base import CHOICES, Adapter
 from .compare import Mismatch, PhaseBound, Verdict, compare_output, product_bound
@@ -214,12 +214,13 @@ def _phase_bound(
     case: dict[str, Any],
     shape: tuple[int, ...],
     dtype: str | None,
+    phase_class: str | None = None,
 ) -> PhaseBound | None:
-    """The declared precision class's per-element bound (``None`` for cases without phase data)."""
+    """The precision class's per-element bound (declared, or ``phase_class``; ``None`` without phase data)."""
     if "phase" not in case or dtype is None:
         return None
     bound = product_bound(case["phase"], shape, dtype)
-    if _phase_class(adapter, doc, case) == "product":
+    if (phase_class or _phase_class(adapter, doc, case)) == "product":
         return bound
     zero = np.zeros(shape)
     return PhaseBound(zero, zero.astype(bool), bound.positions, f"{dtype} exact")
@@ -235,47 +236,124 @@ def _judge(
     dtype: str | None,
 ) -> CaseResult:
     names = list(doc["outputTypes"])
-    outputs = output if len(names) > 1 else (output,)
+    outputs = dict(zip(names, output if len(names) > 1 else (output,), strict=True))
     kind = doc["outputTypes"][names[0]]
+    expected = {name: _format.decode(case["expected"][name]) for name in names}
+    judge = _case_judge(adapter, doc, case, inputs, kind, dtype)
+    verdicts: dict[str, Verdict] = {}
+    try:
+        for name in names:
+            verdicts[name] = judge(name, outputs[name], expected[name])
+    except Mismatch as exc:
+        return dataclasses.replace(base, status="fail", detail=str(exc))
+    ok = all(v.ok for v in verdicts.values())
+    judged = sum(v.judged for v in verdicts.values())
+    status = "fail" if not ok else ("pass" if judged else "beyond-precision")
+    worst = max(verdicts.values(), key=lambda v: v.max_abs_err)
+    result = dataclasses.replace(
+        base,
+        status=status,
+        max_abs_err=worst.max_abs_err,
+        max_ulp=max(v.max_ulp for v in verdicts.values()),
+        detail="; ".join(v.detail for v in verdicts.values() if v.detail),
+        worst_position=worst.worst_position,
+        tolerance_used=max(v.used for v in verdicts.values()),
+        exact=all(v.exact for v in verdicts.values()),
+        phase=_phase_class(adapter, doc, case) if "phase" in case else None,
+    )
+    if status == "fail":
+        result = _diagnosed(result, adapter, doc, case, inputs, outputs, expected, verdicts, dtype)
+    return result
+
+
+def _case_judge(
+    adapter: ProxyAdapter,
+    doc: dict[str, Any],
+    case: dict[str, Any],
+    inputs: dict[str, Any],
+    kind: str,
+    dtype: str | None,
+    *,
+    phase_class: str | None = None,
+    phase_record: dict[str, Any] | None = None,
+    cast: bool = False,
+) -> Callable[[str, Any, np.ndarray], Verdict]:
+    """The case's comparison of one output: its tolerance at ``dtype``, its mode, the class's bound.
+
+    ``phase_class`` / ``phase_record`` replace the declared class and the case's
+    phase data; ``cast`` rounds float outputs to ``dtype`` first (a diagnosis
+    judging a float64 output with a float32 formula's tolerance).
+    """
     tolerance = (case.get("tolerances") or doc.get("tolerances") or {}).get(dtype or "", None)
     positions = None
     if case.get("compare") == "causal_rowshift":
         positions = (np.asarray(inputs["q_positions"]), np.asarray(inputs["k_positions"]))
-    verdicts: list[Verdict] = []
-    try:
-        for name, value in zip(names, outputs, strict=True):
-            expected = _format.decode(case["expected"][name])
-            acceptable = case.get("acceptable", {}).get(name)
-            verdicts.append(
-                compare_output(
-                    value,
-                    expected,
-                    kind=kind,
-                    dtype=dtype,
-                    tolerance=tolerance,
-                    name=name,
-                    acceptable=None if acceptable is None else _format.decode(acceptable),
-                    mode=case.get("compare", "allclose"),
-                    positions=positions,
-                    phase=_phase_bound(adapter, doc, case, expected.shape, dtype),
-                )
+    phased = case if phase_record is None else {**case, "phase": phase_record}
+
+    def judge(name: str, value: Any, expected: np.ndarray) -> Verdict:
+        acceptable = case.get("acceptable", {}).get(name)
+        if cast and kind == "float" and dtype is not None:
+            value = np.asarray(value).astype(dtype)
+        return compare_output(
+            value,
+            expected,
+            kind=kind,
+            dtype=dtype,
+            tolerance=tolerance,
+            name=name,
+            acceptable=None if acceptable is None else _format.decode(acceptable),
+            mode=case.get("compare", "allclose"),
+            positions=positions,
+            phase=_phase_bound(adapter, doc, phased, expected.shape, dtype, phase_class),
+        )
+
+    return judge
+
+
+def _diagnosed(
+    result: CaseResult,
+    adapter: ProxyAdapter,
+    doc: dict[str, Any],
+    case: dict[str, Any],
+    inputs: dict[str, Any],
+    outputs: dict[str, Any],
+    expected: dict[str, np.ndarray],
+    verdicts: dict[str, Verdict],
+    dtype: str | None,
+) -> CaseResult:
+    """A failing result with its diagnosis, the worst elements' locations, or the error's structure."""
+    function = doc["function"]
+    where = [
+        place
+        for name, v in verdicts.items()
+        for place in diagnosis.locate(function, name, inputs, expected[name].shape, v.worst)
+    ]
+    where.sort(key=lambda w: -w["error"])
+    kind = doc["outputTypes"][next(iter(verdicts))]
+
+    def judge_for(precision: str | None, record: dict[str, Any] | None) -> Any:
+        at = precision or dtype
+        return _case_judge(adapter, doc, case, inputs, kind, at, phase_record=record, cast=at != dtype)
+
+    found = list(
+        diagnosis.diagnose(
+            function, doc["signature"], inputs, expected, outputs, judge_for, dtype, case.get("phase")
+        )
+    )
+    if "phase" in case and dtype is not None and _phase_class(adapter, doc, case) != "product":
+        as_product = _case_judge(adapter, doc, case, inputs, kind, dtype, phase_class="product")
+        if all(as_product(name, outputs[name], expected[name]).ok for name in verdicts):
+            found.insert(0, diagnosis.PRODUCT_CLASS.format(dtype=dtype))
+    structure = ""
+    if not found:
+        name, v = max(verdicts.items(), key=lambda item: item[1].max_abs_err)
+        if v.failing is not None:
+            actual = np.asarray(outputs[name], dtype=np.float64)
+            structure = diagnosis.describe_structure(
+                function, name, inputs, actual, expected[name], v.failing
             )
-    except Mismatch as exc:
-        return dataclasses.replace(base, status="fail", detail=str(exc))
-    ok = all(v.ok for v in verdicts)
-    judged = sum(v.judged for v in verdicts)
-    status = "fail" if not ok else ("pass" if judged else "beyond-precision")
-    worst = max(verdicts, key=lambda v: v.max_abs_err)
     return dataclasses.replace(
-        base,
-        status=status,
-        max_abs_err=worst.max_abs_err,
-        max_ulp=max(v.max_ulp for v in verdicts),
-        detail="; ".join(v.detail for v in verdicts if v.detail),
-        worst_position=worst.worst_position,
-        tolerance_used=max(v.used for v in verdicts),
-        exact=all(v.exact for v in verdicts),
-        phase=_phase_class(adapter, doc, case) if "phase" in case else None,
+        result, diagnosis=tuple(found), structure=structure, where=tuple(where[: compare.WORST])
     )
 
 

@@ -21,7 +21,7 @@ def test_per_function_dtypes_and_phase() -> None:
 
 def test_defaults() -> None:
     caps = Capabilities()
-    assert caps.phase_of("rope") == "product"  # unknown means product: what plain code does
+    assert caps.phase_of("rope") == "exact"  # undeclared is exact: no precision class is assumed
     assert caps.dtypes_of("rope") == ("float64", "float32")
     partial = Capabilities(dtypes={"rope": ["float32"]})
     assert partial.dtypes_of("rope") == ("float32",) and partial.dtypes_of("t5_bucket") == (

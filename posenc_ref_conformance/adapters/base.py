@@ -120,7 +120,10 @@ class Capabilities:
     function or as a dict like ``dtypes``, whose keys may also name one option
     value (``"sinusoidal:fairseq"``: an adapter running several implementations).
     Tolerances follow the class's error
-    model; ``"product"`` is the default, since it is what plain code does.
+    model.  Undeclared is ``"exact"``: the suite assumes no precision class for
+    you; when the product class explains every failure, the diagnosis says so
+    and names the declaration (``"phase": "product"``) that judges the code as
+    it is.
     ``head_layouts``: the axis orders ``rope_heads`` takes x in, ``"bhsd"`` (``[batch,
     heads, seq, dim]``, positions ``[batch, seq]``), ``"bshd"`` (``[batch, seq, heads,
     dim]``) and ``"thd"`` (``[tokens, heads, dim]``, one position per token).
@@ -146,7 +149,7 @@ class Capabilities:
 
     functions: tuple[str, ...] | None = None
     dtypes: tuple[str, ...] | dict[str, tuple[str, ...]] = DTYPES
-    phase: str | dict[str, str] = "product"
+    phase: str | dict[str, str] = "exact"
     layouts: tuple[str, ...] = LAYOUTS
     head_layouts: tuple[str, ...] = HEAD_LAYOUTS
     scaling_types: tuple[str, ...] = SCALING_TYPES
@@ -190,7 +193,7 @@ class Capabilities:
 
     def phase_of(self, function: str, option: str | None = None) -> str:
         """The precision class declared for ``function`` (or ``function:option``)."""
-        return _lookup(self.phase, function, "product", option)  # type: ignore[return-value]
+        return _lookup(self.phase, function, "exact", option)  # type: ignore[return-value]
 
     def error_types_of(self, function: str) -> tuple[str, ...]:
         """The extra exception names declared for ``function``'s invalid inputs."""

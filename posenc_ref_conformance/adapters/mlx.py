@@ -46,6 +46,7 @@ class MlxAdapter(Adapter):
 
     name = "mlx"
     capabilities = Capabilities(
+        phase="product",  # float32 on MLX: the angle is the float32 product of position and frequency
         functions=(
             "sinusoidal",
             "rope",

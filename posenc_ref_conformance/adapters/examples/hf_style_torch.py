@@ -23,6 +23,7 @@ import numpy as np
 
 CAPABILITIES = {
     "dtypes": ["float32"],
+    "phase": "product",  # float32 positions times float32 inv_freq, as HF's forward does
     "layouts": ["half"],  # HF's apply_rotary_pos_emb only knows rotate_half
     "notes": {"rope_cos_sin": "float32 phase as in LlamaRotaryEmbedding.forward"},
 }
