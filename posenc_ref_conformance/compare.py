@@ -313,7 +313,7 @@ def compare_output(
 def _worst(
     failing: np.ndarray, err: np.ndarray, actual: np.ndarray, expected: np.ndarray, allowed: np.ndarray
 ) -> list[tuple[int, float, float, float, float]]:
-    """The :data:`WORST` failing elements, largest error first: (flat index, actual, expected, error, allowed)."""
+    """The :data:`WORST` failing elements, worst first: (flat index, actual, expected, error, allowed)."""
     flat = np.flatnonzero(failing)
     if not flat.size:
         return []

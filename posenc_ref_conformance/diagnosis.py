@@ -1058,7 +1058,7 @@ def describe_structure(
     expected: np.ndarray,
     failing: np.ndarray,
 ) -> str:
-    """Where one output's failing elements are: the axes they are confined to, growth, relative or absolute."""
+    """Where one output's failing elements are: the axes they occupy, growth, relative or absolute."""
     if not np.any(failing) or failing.shape != expected.shape or expected.ndim == 0:
         return ""
     axes = axes_of(function, output, inputs, expected.shape)
