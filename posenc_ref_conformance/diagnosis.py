@@ -113,7 +113,9 @@ class Hypothesis:
 
     ``precision``: the answer is the formula evaluated in this float format (a
     float32 computation), defined only up to that format's rounding, so it is
-    judged with the case's tolerance *at that dtype*.  ``relayout``: the answer
+    judged at that dtype with a tolerance of 4 ulp (or 4 ulp of the largest
+    value): the formula's own roundings are in the answer, only the last bits of
+    that format's cos/sin are not.  ``relayout``: the answer
     pairs channels in the other layout, so a per-element precision bound follows
     the frequency each channel then carries.
     """
@@ -1072,15 +1074,21 @@ def describe_structure(
         if hit.size < expected.shape[axis]:
             parts.append(f"only at {name} {_spans(hit)} of 0-{expected.shape[axis] - 1}")
     parts.append(_growth(function, inputs, axes, err, failing))
-    e = np.abs(expected[failing])
-    rel = err[failing] / np.where(e > 0, e, np.nan)
-    if np.all(np.isfinite(rel)) and rel.size > 1 and np.nanmax(rel) <= 4 * np.nanmin(rel):
-        parts.append(
-            f"relative error {np.nanmin(rel):.2g} to {np.nanmax(rel):.2g} (proportional to the value)"
-        )
-    else:
-        parts.append(f"absolute error {float(err[failing].min()):.2g} to {float(err[failing].max()):.2g}")
+    parts.append(_magnitude(err[failing], np.abs(expected[failing])))
     return "; ".join(p for p in parts if p)
+
+
+def _magnitude(err: np.ndarray, size: np.ndarray) -> str:
+    """The failing elements' absolute and relative errors; "proportional" when the relative varies less."""
+    text = f"absolute error {float(err.min()):.2g} to {float(err.max()):.2g}"
+    nonzero = (size > 0) & (err > 0)
+    if not nonzero.any():
+        return text
+    rel = err[nonzero] / size[nonzero]
+    text += f", relative {float(rel.min()):.2g} to {float(rel.max()):.2g}"
+    if rel.size > 4 and np.std(np.log(rel)) < 0.5 * np.std(np.log(err[nonzero])):
+        text += " (proportional to the value)"
+    return text
 
 
 def _growth(

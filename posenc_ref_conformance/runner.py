@@ -276,15 +276,18 @@ def _case_judge(
     *,
     phase_class: str | None = None,
     phase_record: dict[str, Any] | None = None,
+    tolerance: dict[str, float] | None = None,
     cast: bool = False,
 ) -> Callable[[str, Any, np.ndarray], Verdict]:
     """The case's comparison of one output: its tolerance at ``dtype``, its mode, the class's bound.
 
-    ``phase_class`` / ``phase_record`` replace the declared class and the case's
-    phase data; ``cast`` rounds float outputs to ``dtype`` first (a diagnosis
-    judging a float64 output with a float32 formula's tolerance).
+    ``phase_class``, ``phase_record`` and ``tolerance`` replace the declared
+    class, the case's phase data and its stored tolerance; ``cast`` rounds float
+    outputs to ``dtype`` first (a diagnosis judging a float64 output with a
+    float32 formula's tolerance).
     """
-    tolerance = (case.get("tolerances") or doc.get("tolerances") or {}).get(dtype or "", None)
+    if tolerance is None:
+        tolerance = (case.get("tolerances") or doc.get("tolerances") or {}).get(dtype or "", None)
     positions = None
     if case.get("compare") == "causal_rowshift":
         positions = (np.asarray(inputs["q_positions"]), np.asarray(inputs["k_positions"]))
@@ -332,8 +335,16 @@ def _diagnosed(
     kind = doc["outputTypes"][next(iter(verdicts))]
 
     def judge_for(precision: str | None, record: dict[str, Any] | None) -> Any:
-        at = precision or dtype
-        return _case_judge(adapter, doc, case, inputs, kind, at, phase_record=record, cast=at != dtype)
+        if precision is None:
+            return _case_judge(adapter, doc, case, inputs, kind, dtype, phase_record=record)
+        # A formula evaluated in ``precision`` is computed with its own roundings by the hypothesis;
+        # only the last bits of that format's cos/sin are left: 4 ulp, or 4 ulp of the largest value.
+        scale = max(float(np.max(np.abs(e))) if e.size else 0.0 for e in expected.values())
+        ulp = compare.UNIT_ROUNDOFF[precision] * 2
+        tight = {"atol": 4 * ulp * scale, "rtol": 0.0, "maxUlp": 4}
+        return _case_judge(
+            adapter, doc, case, inputs, kind, precision, phase_class="exact", tolerance=tight, cast=True
+        )
 
     found = list(
         diagnosis.diagnose(
