@@ -180,9 +180,9 @@ def scheme_lines(table: dict[str, dict[str, Any]]) -> list[str]:
     lines = columns(header, [*rows, None, cells("total", total)], right="lrrrrrrrrrr")
     return [
         *lines,
-        "ran: results compared.  beyond: results whose every element has a precision-class bound too wide",
-        "to tell right from wrong (not judged: neither pass nor fail).  tol used: the largest fraction of its",
-        "tolerance any judged element used (<= 1 on a pass; ulp distances are in the JSON report).",
+        "ran: results compared.  beyond: results whose every element has a precision-class bound too",
+        "wide to tell right from wrong (not judged: neither pass nor fail).  tol used: the largest fraction",
+        "of its tolerance any judged element used (<= 1 on a pass; ulp distances are in the JSON report).",
     ]
 
 
