@@ -410,7 +410,8 @@ class Report:
         failing = sum(g["failing"] for g in groups)
         lines = [
             "",
-            f"failures ({failing} results in {len(groups)} functions; every one in the JSON report):",
+            f"failures ({failing} results in {len(groups)} function{'s' if len(groups) != 1 else ''}; "
+            "every one in the JSON report):",
         ]
         by_id = {r.result_id: r for r in self.results if r.status == "fail"}
         budget = limit
