@@ -2,7 +2,8 @@
 
 Exit codes: 0 PASS (or success), 1 FAIL, 2 usage error (one line on stderr:
 bad adapter, options, xfail file or golden vectors), 3 NOTHING TESTED (nothing,
-or nothing of a selected scheme, was compared).  Python callers:
+or nothing of a selected scheme, was compared).  ``check`` shows its progress on stderr
+when that is a terminal and the run lasts more than two seconds.  Python callers:
 :func:`posenc_ref_conformance.runner.run`, :mod:`posenc_ref_conformance.golden.generate`,
 :func:`posenc_ref.backends.backend_info`.
 """
@@ -164,6 +165,7 @@ def _xfails(path: str | None) -> list[str]:
 
 
 def _run_check(args: argparse.Namespace) -> int:
+    from .progress import TerminalProgress
     from .runner import run
 
     spec = args.adapter or os.environ.get(ADAPTER_ENV, "")
@@ -173,6 +175,7 @@ def _run_check(args: argparse.Namespace) -> int:
             "(try: posenc-ref check posenc_ref)"
         )
     only = [s.strip() for item in (args.only or []) for s in item.split(",") if s.strip()]
+    progress = TerminalProgress(sys.stderr)
     try:
         target = _json_target(args.json)
         xfails = _xfails(args.xfails)
@@ -181,6 +184,7 @@ def _run_check(args: argparse.Namespace) -> int:
             only=only,
             xfails=xfails,
             invariants=not args.no_invariants,
+            progress=progress,
             timeout=_timeout(args.timeout),
             golden_dir=args.golden,
         )
@@ -189,6 +193,8 @@ def _run_check(args: argparse.Namespace) -> int:
         return _usage(f"golden vectors failed verification: {exc} ({remedy})")
     except (UsageError, AdapterError, ValueError) as exc:
         return _usage(str(exc))
+    finally:
+        progress.close()
     print(report.format_table(failures=args.max_failures), flush=True)
     if report.stale_xfails:
         print(

@@ -17,7 +17,8 @@ Two executors implement this.  :class:`WorkerExecutor` (used for adapter
 Python process (``python -m posenc_ref_conformance._worker``) whose standard
 output and error go to a capture file: a per-call time limit kills a hung call,
 ``sys.exit``/``os._exit``/a crash end only that call (the worker is restarted),
-and nothing the adapter prints can reach the report's own lines.
+and nothing the adapter prints can reach the report's own lines (what it printed
+comes back without terminal control sequences, as do its exception messages).
 :class:`InProcessExecutor` (used when Python code passes an adapter *object*)
 gives the same copies, conversions and containment (``SystemExit`` included) but
 cannot stop a call that hangs or kills the process.
@@ -45,6 +46,7 @@ import numpy as np
 from .adapters import AdapterError
 from .adapters.base import CANONICAL_FUNCTIONS, CANONICAL_OUTPUTS, Adapter, Capabilities
 from .compare import Mismatch, as_numpy
+from .report_text import strip_controls
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -151,7 +153,8 @@ def _exception_outcome(exc: BaseException) -> Outcome:
     frames = traceback.extract_tb(exc.__traceback__)
     where = f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
     bases = tuple(c.__name__ for c in type(exc).__mro__)
-    message = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else ""
+    text = strip_controls(str(exc)).strip()
+    message = text.splitlines()[0][:500] if text else ""
     if isinstance(exc, NotImplementedError):
         return Outcome("unsupported", message=message or type(exc).__name__)
     return Outcome("raised", error_type=type(exc).__name__, error_bases=bases, message=message, where=where)
@@ -369,11 +372,11 @@ class WorkerExecutor:
         return reply[1]
 
     def output(self) -> str:
-        """Everything the adapter printed so far (last MAX_OUTPUT bytes)."""
+        """Everything the adapter printed so far (last MAX_OUTPUT bytes), without terminal controls."""
         try:
             with open(self._capture.name, "rb") as fh:
                 fh.seek(max(0, os.path.getsize(self._capture.name) - MAX_OUTPUT))
-                return fh.read().decode("utf-8", errors="replace")
+                return strip_controls(fh.read().decode("utf-8", errors="replace"))
         except OSError:
             return ""
 

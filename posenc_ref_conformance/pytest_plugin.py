@@ -9,16 +9,21 @@ Installing posenc-ref registers it through the ``pytest11`` entry point
 
 Every golden case and invariant becomes one test item named by its result id
 (``rope_cos_sin/half/basic-d8[float64]``); skips and the adopter's xfails map to
-pytest's.  The adapter may also come from ``POSENC_REF_ADAPTER``.  This module
-only declares options: the suite is imported inside the test module, so an
-installed plugin costs nothing in other test runs.
+pytest's, beyond-precision results are skipped with the reason, and the
+summary ends with the suite's ``RESULT:`` line.  The adapter may also come from
+``POSENC_REF_ADAPTER``.  This module only declares options and writes that
+line: the suite is imported inside the test module, so an installed plugin
+costs nothing in other test runs.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["pytest_addoption"]
+__all__ = ["REPORT_KEY", "pytest_addoption", "pytest_terminal_summary"]
+
+#: The attribute of pytest's config that holds the run's Report once the suite has run.
+REPORT_KEY = "_posenc_ref_conformance_report"
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -48,3 +53,10 @@ def pytest_addoption(parser: Any) -> None:
         metavar="SECONDS",
         help="time limit of one adapter call (default $POSENC_REF_TIMEOUT or 60)",
     )
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
+    """End the session's summary with the suite's ``RESULT:`` line (class judged, reach), if it ran."""
+    report = getattr(config, REPORT_KEY, None)
+    if report is not None:
+        terminalreporter.write_line(report.result_line())

@@ -10,13 +10,15 @@ the adapter's declared capabilities, or the adapter raised ``Unsupported``),
 declared precision class is too wide to tell right from wrong: reported with its
 error, neither pass nor fail).
 
-Verdicts of a run (:attr:`Report.verdict`, the ``RESULT:`` line and the exit code):
+Verdicts of a run (:attr:`Report.verdict`, the start of :meth:`Report.result_line` and the
+exit code):
 
 ========== ==== ===========================================================
 verdict    exit meaning
 ========== ==== ===========================================================
 PASS       0    at least one result was compared, none failed
-FAIL       1    a compared result failed (an xfail entry does not count)
+FAIL       1    a compared result failed (an xfail entry does not count), or
+                a function's reach fell short of the declared context
 (usage)    2    the run could not start: bad adapter, options or golden files
 NOTHING    3    nothing was compared, or nothing of a scheme or function the
 TESTED          run was asked for (``--only``): never reported as PASS
@@ -32,6 +34,18 @@ import pathlib
 import tempfile
 from collections import Counter
 from typing import Any
+
+from .report_text import (
+    accuracy_lines,
+    class_text,
+    example_lines,
+    format_position,
+    format_tolerance,
+    reach_lines,
+    reach_text,
+    scheme_lines,
+    unexplained_lines,
+)
 
 __all__ = [
     "COMPARED",
@@ -50,6 +64,10 @@ EXIT_CODES = {"PASS": 0, "FAIL": 1, "NOTHING TESTED": 3}
 
 #: Lines of captured adapter output shown in the text report (the JSON report has all of it).
 OUTPUT_LINES = 40
+#: Example results shown per failing function in the text report (the JSON report has all of them).
+EXAMPLES = 3
+#: Float dtypes in the order the report names them.
+FLOAT_DTYPES = ("float32", "float64")
 
 
 @dataclasses.dataclass
@@ -113,7 +131,8 @@ class Report:
 
     @property
     def failed(self) -> bool:
-        return any(r.status == "fail" for r in self.results)
+        """A compared result failed, or a function's reach falls short of the declared context."""
+        return any(r.status == "fail" for r in self.results) or bool(self.reach_shortfalls())
 
     def counts(self) -> Counter[str]:
         return Counter(r.status for r in self.results)
@@ -192,6 +211,115 @@ class Report:
             )
         return grades
 
+    def reach(self) -> list[dict[str, Any]]:
+        """Per function and dtype with reach-sweep results: how far its accuracy holds.
+
+        The sweeps of every case of one function and dtype merge by position (the
+        worst error, and every case within the exact class's tolerance).
+        ``exactReach`` / ``atolReach``: the largest swept position up to which every
+        swept position is within the exact tolerance / has error <= ``reach_atol``
+        (``None`` when the smallest already is not).  ``meetsContext``: ``None``
+        without a declared context, else whether ``atolReach`` reaches it (the
+        user-settable tolerance decides, not the exact class's).
+        """
+        groups: dict[tuple[str, str], list[CaseResult]] = {}
+        for r in self.results:
+            if r.sweep is not None:
+                groups.setdefault((r.function, r.dtype), []).append(r)
+        rows = []
+        for (function, dtype), cases in groups.items():
+            merged = _merge_sweeps(cases)
+            if not merged:
+                continue
+            positions = sorted(merged)
+            atol_reach = _reach(positions, [merged[p][0] <= self.reach_atol for p in positions])
+            worst_at = max(positions, key=lambda p: merged[p][0])
+            rows.append(
+                {
+                    "function": function,
+                    "dtype": dtype,
+                    "phase": next((r.phase for r in cases if r.phase is not None), None),
+                    "exactReach": _reach(positions, [merged[p][1] for p in positions]),
+                    "atolReach": atol_reach,
+                    "atol": self.reach_atol,
+                    "worst": merged[worst_at][0],
+                    "worstPosition": worst_at,
+                    "swept": positions[-1],
+                    "cases": list(dict.fromkeys(r.id for r in cases)),
+                    "context": self.context,
+                    "meetsContext": None
+                    if self.context is None
+                    else atol_reach is not None and atol_reach >= self.context,
+                }
+            )
+        return rows
+
+    def reach_shortfalls(self) -> list[str]:
+        """One sentence per function and dtype whose reach is below the declared context (a failure)."""
+        out = []
+        for row in self.reach():
+            if row["meetsContext"] is not False:
+                continue
+            what = f"{row['dtype']} {row['function']}"
+            atol, reach, context = format_tolerance(row["atol"]), row["atolReach"], row["context"]
+            if reach is None:
+                lead = f"{what} exceeds {atol} already at the smallest swept position"
+            else:
+                every = " (the largest swept)" if reach == row["swept"] else ""
+                lead = (
+                    f"{what} stays within {atol} up to position {format_position(reach, decimal=True)}{every}"
+                )
+            out.append(f"{lead}, below the declared context {context}")
+        return out
+
+    def failure_groups(self) -> list[dict[str, Any]]:
+        """Failing results by function: the diagnoses that explain them, the unexplained rest, examples.
+
+        ``diagnoses``: each hypothesis with the number of failing results it
+        reproduces, most first; ``unexplained``: failing results no hypothesis
+        reproduces; ``structures``: up to three distinct descriptions of where their
+        error lives; ``examples``: up to ``EXAMPLES`` result ids, located ones first.
+        """
+        groups: dict[str, list[CaseResult]] = {}
+        for r in self.results:
+            if r.status == "fail":
+                groups.setdefault(r.function, []).append(r)
+        out = []
+        for function, failing in groups.items():
+            hypotheses = Counter(h for r in failing for h in dict.fromkeys(r.diagnosis))
+            structures = list(dict.fromkeys(r.structure for r in failing if r.structure and not r.diagnosis))
+            located = sorted(failing, key=lambda r: not r.where)
+            out.append(
+                {
+                    "function": function,
+                    "failing": len(failing),
+                    "diagnoses": [{"hypothesis": h, "results": k} for h, k in hypotheses.most_common()],
+                    "unexplained": sum(1 for r in failing if not r.diagnosis),
+                    "structures": structures[:3],
+                    "examples": [r.result_id for r in located[:EXAMPLES]],
+                }
+            )
+        return out
+
+    def result_line(self) -> str:
+        """The last line of the report: ``RESULT:``, the verdict, the class(es) judged and the reach.
+
+        ``RESULT: PASS (product class; float32 rope_cos_sin within 1e-3 up to position
+        2^11, 0.885 at 2^24 + 1)``: per float dtype (float32 first) the function that
+        reaches least far under ``reach_atol``, and the declared context if any.
+        """
+        parts = [class_text(self.declared.get("phase"))]
+        rows = self.reach()
+        for dtype in FLOAT_DTYPES:
+            mine = [row for row in rows if row["dtype"] == dtype]
+            if mine:
+                parts.append(reach_text(min(mine, key=_reach_key)))
+        if self.context is not None and rows:
+            met = "not met" if self.reach_shortfalls() else "met"
+            parts.append(f"context {format_position(self.context)} {met}")
+        detail = "; ".join(p for p in parts if p)
+        return f"RESULT: {self.verdict}" + (f" ({detail})" if detail else "")
+
     def skip_reasons(self, limit: int = 5) -> list[tuple[str, int]]:
         """The most frequent reasons for skipped results."""
         return Counter(r.detail or "skipped" for r in self.results if r.status == "skip").most_common(limit)
@@ -210,6 +338,12 @@ class Report:
             "counts": dict(self.counts()),
             "schemes": self.by_scheme(),
             "accuracy": self.accuracy(),
+            "diagnosis": self.failure_groups(),
+            "reach": self.reach(),
+            "reachFailures": self.reach_shortfalls(),
+            "context": self.context,
+            "reachAtol": self.reach_atol,
+            "result": self.result_line(),
             "staleXfails": self.stale_xfails,
             "warnings": self.warnings,
             "adapterOutput": self.adapter_output,
@@ -229,15 +363,11 @@ class Report:
         os.replace(tmp.name, target)
 
     def format_table(self, *, failures: int = 20) -> str:
-        """The per-scheme summary, the first ``failures`` failures, the adapter's output, the verdict.
+        """The text report: per-scheme table, failures by function, accuracy, reach, output, RESULT line.
 
-        ``tol used``: the largest fraction of its tolerance any compared element used
-        (at most 1.00 on a pass); ulp distances, which explode near zero, are in the JSON.
+        ``failures``: example results listed in all (a few per failing function);
+        every result, element location and sweep is in the JSON report.
         """
-
-        def fmt(value: float | None, spec: str) -> str:
-            return "-" if value is None else format(value, spec)
-
         name = self.adapter.get("name", "?")
         lines = [
             f"posenc-ref conformance: adapter {name}, {len(self.results)} results in {self.seconds:.1f} s",
@@ -247,32 +377,9 @@ class Report:
             phase_text = phase if isinstance(phase, str) else ", ".join(f"{k} {v}" for k, v in phase.items())
             variant_text = ", ".join(f"{k}={v}" for k, v in variants.items()) or "none"
             lines.append(f"declared: phase {phase_text}; variants {variant_text}")
-        lines.append("")
-        head = (
-            f"{'scheme':<12}{'ran':>5}{'pass':>6}{'fail':>6}{'skip':>6}{'xfail':>7}{'beyond':>8}"
-            f"{'max abs err f64':>17}{'tol used f64':>14}{'max abs err f32':>17}{'tol used f32':>14}"
-        )
-        lines += [head, "-" * len(head)]
-        for scheme, row in self.by_scheme().items():
-            lines.append(
-                f"{scheme:<12}{row['compared']:>5}{row['pass'] + row['xpass']:>6}{row['fail']:>6}"
-                f"{row['skip']:>6}{row['xfail']:>7}{row['beyond-precision']:>8}"
-                f"{fmt(row['max_abs_err_float64'], '.3g'):>17}{fmt(row['tolerance_used_float64'], '.2f'):>14}"
-                f"{fmt(row['max_abs_err_float32'], '.3g'):>17}{fmt(row['tolerance_used_float32'], '.2f'):>14}"
-            )
+        lines += ["", *scheme_lines(self.by_scheme())]
+        lines += self._failure_lines(failures)
         c = self.counts()
-        compared = sum(c[s] for s in COMPARED)
-        lines += [
-            "-" * len(head),
-            f"{'total':<12}{compared:>5}{c['pass'] + c['xpass']:>6}{c['fail']:>6}"
-            f"{c['skip']:>6}{c['xfail']:>7}{c['beyond-precision']:>8}",
-        ]
-        bad = [r for r in self.results if r.status == "fail"]
-        if bad:
-            lines += ["", f"failures ({len(bad)}):"]
-            lines += [f"  FAIL {r.result_id}: {r.detail}" for r in bad[:failures]]
-            if len(bad) > failures:
-                lines.append(f"  ... {len(bad) - failures} more (see the JSON report)")
         if c["xpass"]:
             lines.append(
                 f"\n{c['xpass']} xfail entries passed (xpass): "
@@ -280,19 +387,8 @@ class Report:
             )
         if self.stale_xfails:
             lines.append("\nstale xfail entries (match no result): " + ", ".join(self.stale_xfails))
-        grades = self.accuracy()
-        if grades:
-            lines += [
-                "",
-                "accuracy against the exact value (worst element over every case, judged or not):",
-                f"  {'function':<18}{'dtype':<9}{'phase class':<13}{'worst error':>12}{'at position':>13}"
-                f"  {'within':<8}case",
-            ]
-            lines += [
-                f"  {g['function']:<18}{g['dtype']:<9}{g['phase'] or '-':<13}{g['worst']:>12.3g}"
-                f"{g['position'] if g['position'] is not None else '-':>13}  {g['within']:<8}{g['case']}"
-                for g in grades
-            ]
+        lines += accuracy_lines(self.accuracy())
+        lines += reach_lines(self.reach(), self.reach_atol)
         lines += [f"\nwarning: {w}" for w in self.warnings]
         missing = self.uncompared()
         if missing:
@@ -303,5 +399,68 @@ class Report:
             shown = self.adapter_output.rstrip("\n").splitlines()
             lines.append(f"\nadapter output ({len(shown)} lines; each shown after '| '):")
             lines += [f"  | {line}" for line in shown[-OUTPUT_LINES:]]
-        lines.append("\nRESULT: " + self.verdict)
+        lines.append("\n" + self.result_line())
         return "\n".join(lines)
+
+    def _failure_lines(self, limit: int) -> list[str]:
+        """The FAIL section: per function its diagnosis, then a few example results located in data terms."""
+        groups, shortfalls = self.failure_groups(), self.reach_shortfalls()
+        if not groups and not shortfalls:
+            return []
+        failing = sum(g["failing"] for g in groups)
+        lines = [
+            "",
+            f"failures ({failing} results in {len(groups)} function{'s' if len(groups) != 1 else ''}; "
+            "every one in the JSON report):",
+        ]
+        by_id = {r.result_id: r for r in self.results if r.status == "fail"}
+        budget = limit
+        for group in groups:
+            n = group["failing"]
+            lines.append(f"  {group['function']}: {n} failing result{'s' if n != 1 else ''}")
+            lines += [
+                f"    consistent with: {d['hypothesis']}, on {d['results']} of {n} failing results"
+                for d in group["diagnoses"]
+            ]
+            lines += unexplained_lines(group)
+            shown = group["examples"][: max(budget, 0)]
+            budget -= len(shown)
+            for rid in shown:
+                lines += example_lines(rid, by_id[rid].detail, by_id[rid].where)
+            if n > len(shown):
+                lines.append(f"    ... {n - len(shown)} more (see the JSON report)")
+        if shortfalls:
+            lines.append("  reach below the declared context:")
+            lines += [f"    FAIL {text}" for text in shortfalls]
+        return lines
+
+
+def _merge_sweeps(cases: list[CaseResult]) -> dict[int, tuple[float, bool]]:
+    """Position -> (worst error, every case within the exact tolerance) over the cases' sweeps."""
+    merged: dict[int, tuple[float, bool]] = {}
+    for r in cases:
+        sweep = r.sweep or {}
+        for p, err, ok in zip(
+            sweep.get("positions", ()), sweep.get("errors", ()), sweep.get("withinExact", ()), strict=True
+        ):
+            old_err, old_ok = merged.get(int(p), (float("-inf"), True))
+            merged[int(p)] = (max(old_err, float(err)), old_ok and bool(ok))
+    return merged
+
+
+def _reach(positions: list[int], within: list[bool]) -> int | None:
+    """The largest position with every position up to it within (``None`` if the first is not)."""
+    reach = None
+    for p, ok in zip(positions, within, strict=True):
+        if not ok:
+            break
+        reach = p
+    return reach
+
+
+def _reach_key(row: dict[str, Any]) -> tuple[int, int]:
+    """Sorts reach rows shortest first (``None``, failing at once, shortest of all)."""
+    return (
+        -1 if row["atolReach"] is None else row["atolReach"],
+        -1 if row["exactReach"] is None else row["exactReach"],
+    )

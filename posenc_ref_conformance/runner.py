@@ -368,17 +368,28 @@ def _diagnosed(
     )
 
 
+#: Called with (results done, results in all, the function now running) as the golden cases run.
+Progress = Callable[[int, int, str], None]
+
+
 def _golden_results(
-    adapter: ProxyAdapter, docs: Iterable[dict[str, Any]], only: set[str] | None
+    adapter: ProxyAdapter,
+    docs: Iterable[dict[str, Any]],
+    only: set[str] | None,
+    progress: Progress | None = None,
 ) -> list[CaseResult]:
     results = []
+    docs = [doc for doc in docs if not only or doc["scheme"] in only or doc["function"] in only]
+    total = sum(
+        len(d["cases"]) * (len(d["dtypes"]) if d["dtypes"][0] in ("float64", "float32") else 1) for d in docs
+    )
     for doc in docs:
-        if only and doc["scheme"] not in only and doc["function"] not in only:
-            continue
         supported = adapter.supports(doc["function"])
         for case in doc["cases"]:
             dtypes = doc["dtypes"] if doc["dtypes"][0] in ("float64", "float32") else [None]
             for dtype in dtypes:
+                if progress is not None:
+                    progress(len(results), total, doc["function"])
                 declared = adapter.capabilities.dtypes_of(doc["function"])
                 if not supported or (dtype is not None and dtype not in declared):
                     why = "function not implemented" if not supported else f"dtype {dtype} not supported"
@@ -434,7 +445,7 @@ def run(
     only: Iterable[str] | None = None,
     xfails: Sequence[str] = (),
     invariants: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     golden_dir: str | os.PathLike[str] | None = None,
 ) -> Report:
@@ -442,6 +453,9 @@ def run(
 
     ``adapter``: a spec string (loaded in its own process, each call limited to
     ``timeout`` seconds) or an :class:`Adapter` object (run in this process).
+    ``progress``: called as ``progress(done, total, function)`` while the golden
+    cases run (``done`` results of ``total``, the function now running), then
+    once with ``"invariants"`` before the invariants.
     Raises :class:`~.adapters.AdapterError` when the adapter cannot be loaded or
     implements nothing, :class:`~.golden.GoldenError` when the golden vectors fail
     verification, and ``ValueError`` for an ``only`` naming no scheme or function.
@@ -461,12 +475,10 @@ def run(
         executor = InProcessExecutor(adapter)
     try:
         proxy = ProxyAdapter(executor)
-        if progress:
-            progress(f"golden cases against {proxy.name} ...")
-        results = _golden_results(proxy, docs, set(wanted) or None)
+        results = _golden_results(proxy, docs, set(wanted) or None, progress)
         if invariants:
-            if progress:
-                progress("invariants ...")
+            if progress is not None:
+                progress(len(results), len(results), "invariants")
             results += run_invariants(proxy, only=set(wanted) or None)
         description = proxy.describe()
     finally:

@@ -3,7 +3,10 @@
 Items are named by result id (``rope_cos_sin/half/basic-d8[float64]``); a last
 item, ``test_something_was_compared``, fails when the run compared nothing (or
 nothing of a scheme named by ``--posenc-only``), so an adapter that tests
-nothing can never leave a green run of skips.
+nothing can never leave a green run of skips; ``test_reach_meets_the_context``
+fails when a function's reach is below the declared context.  Beyond-precision
+results (compared, but too imprecise a class to judge) are skipped with the
+reason, never passed.
 """
 
 from __future__ import annotations
@@ -17,10 +20,9 @@ import pytest
 from posenc_ref_conformance.adapters import AdapterError
 from posenc_ref_conformance.golden import GoldenError
 from posenc_ref_conformance.isolation import DEFAULT_TIMEOUT
+from posenc_ref_conformance.pytest_plugin import REPORT_KEY as _KEY
 from posenc_ref_conformance.results import CaseResult
 from posenc_ref_conformance.runner import load_xfails, run
-
-_KEY = "_posenc_ref_conformance_report"
 
 
 def _option(config: pytest.Config, name: str, env: str | None = None) -> Any:
@@ -67,10 +69,18 @@ def test_conformance(conformance_result: CaseResult) -> None:
     r = conformance_result
     if r.status == "skip":
         pytest.skip(r.detail or "skipped")
+    if r.status == "beyond-precision":  # compared but not judged: never a pass
+        pytest.skip(f"beyond precision: {r.detail or 'no element could be judged'}")
     if r.status == "xfail":
         pytest.xfail(r.detail)
     if r.status == "fail":
         pytest.fail(f"{r.result_id}: {r.detail} (flags: {', '.join(r.flags) or '-'})", pytrace=False)
+
+
+def test_reach_meets_the_context(request: pytest.FixtureRequest) -> None:
+    shortfalls = _report(request.config).reach_shortfalls()
+    if shortfalls:
+        pytest.fail("; ".join(shortfalls), pytrace=False)
 
 
 def test_something_was_compared(request: pytest.FixtureRequest) -> None:
