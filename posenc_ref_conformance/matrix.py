@@ -31,6 +31,7 @@ from typing import Any
 
 from . import __version__
 from .adapters import AdapterError
+from .report_text import format_position
 from .runner import run
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "entries_for",
     "library_versions",
     "load_classification",
+    "reach_lines",
     "render_html",
     "run_columns",
     "unexplained",
@@ -141,6 +143,10 @@ def build(
                 cell["error"] = r["max_abs_err"]
             if r["detail"]:
                 cell["detail"] = r["detail"]
+            if r.get("diagnosis"):
+                cell["diagnosis"] = list(r["diagnosis"])
+            elif r.get("structure"):
+                cell["structure"] = r["structure"]
             if r["status"] in ("fail", "xfail"):
                 entry = _classify(entries, r["resultId"])
                 cell["class"] = entry if entry is not None else {"class": "unexplained", "note": ""}
@@ -154,6 +160,7 @@ def build(
                 "verdict": report.get("verdict"),
                 "counts": {s: sum(c["status"] == s for c in column_cells.values()) for s in STATUS_ORDER},
                 "platform": {k: report["suite"].get(k) for k in ("python", "numpy")},
+                "reach": report.get("reach", []),
             }
         )
     return {
@@ -266,7 +273,8 @@ def render_html(
     e = html.escape
     head = "".join(
         f'<th title="{e(json.dumps(c["adapter"], sort_keys=True))}">{e(c["id"])}<br>'
-        f"<small>{e(library_versions(c['adapter']))}</small></th>"
+        f"<small>{e(library_versions(c['adapter']))}</small>"
+        f"{''.join(f'<br><small class=reach>{e(line)}</small>' for line in reach_lines(c))}</th>"
         for c in matrix["columns"]
     )
     body = []
@@ -281,13 +289,16 @@ def render_html(
                 cells.append("<td></td>")
                 continue
             text = cell["status"] if cell["status"] != "beyond-precision" else "beyond"
-            tip = [cell.get("detail", "")]
+            tip = [f"consistent with: {'; '.join(cell['diagnosis'])}"] if cell.get("diagnosis") else []
+            tip += [cell.get("structure", ""), cell.get("detail", "")]
             if "class" in cell:
                 tip.append(f"[{cell['class']['class']}] {cell['class'].get('note', '')}")
                 if cell["class"].get("repro"):
                     tip.append(f"reproduction: {cell['class']['repro']}")
             if "error" in cell:
                 text += f" {cell['error']:.2g}"
+            if cell.get("diagnosis") and cell["status"] in ("fail", "xfail"):
+                text += " \N{BULLET} " + cell["diagnosis"][0]
             cells.append(
                 f'<td class="{e(cell["status"])}" title="{e(" | ".join(t for t in tip if t))}">{e(text)}</td>'
             )
@@ -302,6 +313,18 @@ def render_html(
         f"<table><thead><tr><th>result</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
         "</body></html>\n"
     )
+
+
+def reach_lines(column: dict[str, Any]) -> list[str]:
+    """A column's reach, one line per function and dtype: ``rope_cos_sin f32: 1e-3 to 2^24 + 1``."""
+    lines = []
+    for row in column.get("reach", []):
+        reach = row.get("atolReach")
+        where = "nowhere" if reach is None else f"up to {format_position(reach)}"
+        lines.append(
+            f"{row['function']} {row['dtype'].replace('float', 'f')}: within {row['atol']:g} {where}"
+        )
+    return lines
 
 
 def library_versions(adapter: dict[str, Any]) -> str:

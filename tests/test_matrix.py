@@ -208,3 +208,27 @@ def test_html_rows_carry_the_case_rationale(broken: str) -> None:
     page = render_html(matrix, {}, {case: "three heads: <slopes> 2**-8/3"})
     assert 'title="three heads: &lt;slopes&gt; 2**-8/3' in page
     assert f">{rid}</td>" in page
+
+
+def test_a_failing_cell_carries_its_diagnosis_and_a_column_its_reach() -> None:
+    from posenc_ref_conformance.matrix import build, reach_lines, render_html
+
+    result = {
+        "resultId": "apply_rope/half/full-d8[float64]",
+        "id": "apply_rope/half/full-d8",
+        "function": "apply_rope",
+        "scheme": "rope",
+        "flags": [],
+        "status": "fail",
+        "max_abs_err": 5.57,
+        "detail": "out: 16 of 24 judged elements outside tolerance",
+        "diagnosis": ["rotation by -theta (sin negated)"],
+    }
+    reach = [{"function": "rope_cos_sin", "dtype": "float32", "atol": 1e-3, "atolReach": 2049}]
+    report = {"adapter": {"name": "lib"}, "suite": {}, "verdict": "FAIL", "results": [result], "reach": reach}
+    matrix = build([report], {"lib": [{"match": "apply_rope/", "class": "bug", "note": "n", "repro": "docs/x"}]})
+    cell = matrix["cells"]["lib"][result["resultId"]]
+    assert cell["diagnosis"] == ["rotation by -theta (sin negated)"]
+    assert reach_lines(matrix["columns"][0]) == ["rope_cos_sin f32: within 0.001 up to 2^11 + 1"]
+    page = render_html(matrix)
+    assert "rotation by -theta (sin negated)" in page and "up to 2^11 + 1" in page
