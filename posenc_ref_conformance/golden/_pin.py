@@ -4,4 +4,4 @@
 shipped set: :func:`posenc_ref_conformance.golden.verify` refuses vectors that differ.
 """
 
-INDEX_SHA256 = "067bf2bc0a4dedf99027ea6d2aa55486e3fcebc6ce9dd5bf1d5c666140f6fb4e"
+INDEX_SHA256 = "520077c3a397357e72b331ab05a04e61d83486ad4d4a3edbb3b087ff9911286c"
