@@ -114,6 +114,17 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
         help="run the golden cases of DIR (from golden export or golden generate --out) instead of the "
         "shipped ones",
     )
+    parser.add_argument(
+        "--context",
+        metavar="N",
+        help="the context length (positions) the implementation must serve: a reach below it fails "
+        "(default: the adapter's CAPABILITIES['context'])",
+    )
+    parser.add_argument(
+        "--reach-atol",
+        metavar="X",
+        help="absolute tolerance of the second reach the report states (default 1e-3)",
+    )
 
 
 def _json_target(path: str | None) -> pathlib.Path | None:
@@ -149,6 +160,28 @@ def _timeout(value: float | None) -> float:
         raise UsageError(msg) from exc
 
 
+def _context(text: str | None) -> int | None:
+    if text is None:
+        return None
+    if not (text.strip().isascii() and text.strip().isdigit()) or int(text) <= 0:
+        msg = f"--context must be a positive integer (a number of positions); got {text!r}"
+        raise UsageError(msg)
+    return int(text)
+
+
+def _reach_atol(text: str | None) -> float:
+    if text is None:
+        return 1e-3
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        msg = f"--reach-atol must be a positive number; got {text!r}"
+        raise UsageError(msg)
+    return value
+
+
 def _xfails(path: str | None) -> list[str]:
     from .runner import load_xfails
 
@@ -179,6 +212,7 @@ def _run_check(args: argparse.Namespace) -> int:
     try:
         target = _json_target(args.json)
         xfails = _xfails(args.xfails)
+        context, reach_atol = _context(args.context), _reach_atol(args.reach_atol)
         report = run(
             spec,
             only=only,
@@ -187,6 +221,8 @@ def _run_check(args: argparse.Namespace) -> int:
             progress=progress,
             timeout=_timeout(args.timeout),
             golden_dir=args.golden,
+            context=context,
+            reach_atol=reach_atol,
         )
     except GoldenError as exc:
         remedy = "export or generate it again" if args.golden else "reinstall posenc-ref"

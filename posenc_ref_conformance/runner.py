@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__, compare, diagnosis, golden
+from . import __version__, compare, diagnosis, golden, reach
 from .adapters import check_adapter
-from .adapters.base import CHOICES, Adapter
-from .compare import Mismatch, PhaseBound, Verdict, compare_output, product_bound
+from .adapters.base import CHOICES, Adapter, check_context
+from .compare import Mismatch, PhaseBound, Verdict, as_numpy, compare_output, product_bound
 from .golden import _format
 from .invariants import run_invariants
 from .isolation import DEFAULT_TIMEOUT, InProcessExecutor, Outcome, ProxyAdapter, WorkerExecutor
@@ -260,10 +260,18 @@ def _judge(
         tolerance_used=max(v.used for v in verdicts.values()),
         exact=all(v.exact for v in verdicts.values()),
         phase=_phase_class(adapter, doc, case) if "phase" in case else None,
+        sweep=_sweep(doc, case, list(outputs.values()), _stored_tolerance(doc, case, dtype), dtype),
     )
     if status == "fail":
         result = _diagnosed(result, adapter, doc, case, inputs, outputs, expected, verdicts, dtype)
     return result
+
+
+def _stored_tolerance(
+    doc: dict[str, Any], case: dict[str, Any], dtype: str | None
+) -> dict[str, float] | None:
+    """The exact class's tolerance the golden file stores for ``dtype`` (the case's own, else the file's)."""
+    return (case.get("tolerances") or doc.get("tolerances") or {}).get(dtype or "", None)
 
 
 def _case_judge(
@@ -287,7 +295,7 @@ def _case_judge(
     float32 formula's tolerance).
     """
     if tolerance is None:
-        tolerance = (case.get("tolerances") or doc.get("tolerances") or {}).get(dtype or "", None)
+        tolerance = _stored_tolerance(doc, case, dtype)
     positions = None
     if case.get("compare") == "causal_rowshift":
         positions = (np.asarray(inputs["q_positions"]), np.asarray(inputs["k_positions"]))
@@ -372,6 +380,21 @@ def _diagnosed(
 Progress = Callable[[int, int, str], None]
 
 
+def _sweep(
+    doc: dict[str, Any],
+    case: dict[str, Any],
+    outputs: Sequence[Any],
+    tolerance: dict[str, float] | None,
+    dtype: str | None,
+) -> dict[str, Any] | None:
+    """A reach-sweep case's per-position data (:func:`.reach.sweep`); ``None`` for other cases."""
+    if "Reach" not in case["flags"] or "phase" not in case or dtype is None or tolerance is None:
+        return None
+    expected = [_format.decode(case["expected"][name]) for name in doc["outputTypes"]]
+    positions = [product_bound(case["phase"], e.shape, dtype).positions for e in expected]
+    return reach.sweep(expected, [as_numpy(v) for v in outputs], positions, tolerance=tolerance, dtype=dtype)
+
+
 def _golden_results(
     adapter: ProxyAdapter,
     docs: Iterable[dict[str, Any]],
@@ -391,8 +414,15 @@ def _golden_results(
                 if progress is not None:
                     progress(len(results), total, doc["function"])
                 declared = adapter.capabilities.dtypes_of(doc["function"])
-                if not supported or (dtype is not None and dtype not in declared):
-                    why = "function not implemented" if not supported else f"dtype {dtype} not supported"
+                only_in = case.get("dtypes", dtypes)
+                if not supported or (dtype is not None and (dtype not in declared or dtype not in only_in)):
+                    why = (
+                        "function not implemented"
+                        if not supported
+                        else f"dtype {dtype} not supported"
+                        if dtype not in declared
+                        else f"the case runs in {' and '.join(only_in)} only"
+                    )
                     results.append(
                         CaseResult(
                             case["id"],
@@ -448,6 +478,8 @@ def run(
     progress: Progress | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     golden_dir: str | os.PathLike[str] | None = None,
+    context: int | None = None,
+    reach_atol: float = 1e-3,
 ) -> Report:
     """Run every golden case (and the invariants) against ``adapter``.
 
@@ -456,11 +488,23 @@ def run(
     ``progress``: called as ``progress(done, total, function)`` while the golden
     cases run (``done`` results of ``total``, the function now running), then
     once with ``"invariants"`` before the invariants.
+    ``context``: the context length the implementation must serve (a positive
+    integer; ``None``: the adapter's declared ``Capabilities.context``);
+    ``reach_atol``: the absolute tolerance of the report's second reach.
     Raises :class:`~.adapters.AdapterError` when the adapter cannot be loaded or
     implements nothing, :class:`~.golden.GoldenError` when the golden vectors fail
-    verification, and ``ValueError`` for an ``only`` naming no scheme or function.
+    verification, ``ValueError`` for an ``only`` naming no scheme or function, and
+    ``TypeError``/``ValueError`` for a ``context`` or ``reach_atol`` that is not positive.
     """
     start = time.perf_counter()
+    if context is not None:
+        check_context(context, "context")
+    if isinstance(reach_atol, bool) or not isinstance(reach_atol, (int, float)):
+        msg = f"reach_atol must be a positive number; got {reach_atol!r}"
+        raise TypeError(msg)
+    if not 0 < reach_atol < float("inf"):
+        msg = f"reach_atol must be a positive number; got {reach_atol!r}"
+        raise ValueError(msg)
     directory = pathlib.Path(golden_dir) if golden_dir is not None else golden.VECTORS_DIR
     docs = golden.load(directory)
     wanted = tuple(dict.fromkeys(only)) if only else ()
@@ -504,4 +548,6 @@ def run(
         suite=suite,
         warnings=list(executor.info.warnings),
         declared={"phase": proxy.capabilities.phase, "variants": dict(proxy.capabilities.variants)},
+        context=context if context is not None else proxy.capabilities.context,
+        reach_atol=float(reach_atol),
     )

@@ -226,7 +226,9 @@ def test_a_failing_cell_carries_its_diagnosis_and_a_column_its_reach() -> None:
     }
     reach = [{"function": "rope_cos_sin", "dtype": "float32", "atol": 1e-3, "atolReach": 2049}]
     report = {"adapter": {"name": "lib"}, "suite": {}, "verdict": "FAIL", "results": [result], "reach": reach}
-    matrix = build([report], {"lib": [{"match": "apply_rope/", "class": "bug", "note": "n", "repro": "docs/x"}]})
+    matrix = build(
+        [report], {"lib": [{"match": "apply_rope/", "class": "bug", "note": "n", "repro": "docs/x"}]}
+    )
     cell = matrix["cells"]["lib"][result["resultId"]]
     assert cell["diagnosis"] == ["rotation by -theta (sin negated)"]
     assert reach_lines(matrix["columns"][0]) == ["rope_cos_sin f32: within 0.001 up to 2^11 + 1"]

@@ -51,7 +51,7 @@ def test_the_plain_product_implementation_passes_with_no_xfails() -> None:
     grades = {(g["function"], g["dtype"]): g for g in report.accuracy()}
     worst = grades[("rope_cos_sin", "float32")]
     assert worst["within"] == "product" and worst["position"] == 2**24 + 1 and worst["worst"] > 0.1
-    assert grades[("rope_cos_sin", "float64")]["worst"] < 1e-8
+    assert grades[("rope_cos_sin", "float64")]["worst"] < 1e-4  # at 2**40 + 1 (the float64 reach sweep)
 
 
 def test_the_same_code_declared_exact_fails_only_where_exactness_shows() -> None:
@@ -62,7 +62,9 @@ def test_the_same_code_declared_exact_fails_only_where_exactness_shows() -> None
     failed = {r.id for r in report.results if r.status == "fail"}
     assert report.verdict == "FAIL"
     assert {"rope_cos_sin/half/large-positions-d16", "sinusoidal/vaswani/large-positions"} <= failed
-    assert all("large" in i or "gpt-oss" in i or "mlx" in i for i in failed), sorted(failed)
+    assert all("large" in i or "gpt-oss" in i or "mlx" in i or "reach-sweep" in i for i in failed), sorted(
+        failed
+    )
 
 
 def _mutant(name: str, **functions: Callable[..., Any]) -> ModuleAdapter:

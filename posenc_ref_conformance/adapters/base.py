@@ -140,7 +140,10 @@ class Capabilities:
     topic's canonical cases are then skipped and the variant's own cases run
     (see :data:`VARIANTS` for the topics and variants with golden cases).
     ``notes`` maps a function name to free text shown in reports (why it is
-    limited, what glue the adapter adds).
+    limited, what glue the adapter adds).  ``context``: the context length (in
+    positions) the implementation must serve, a positive integer or ``None``
+    (no claim); a reach below it (see the ``Reach`` golden cases) fails the run,
+    naming both numbers.  ``posenc-ref check --context N`` overrides it.
 
     Every field is checked when the object is made: a name outside the allowed
     set, a string where a list is meant, or an empty ``dtypes`` is a ValueError /
@@ -162,6 +165,7 @@ class Capabilities:
     error_types: tuple[str, ...] | dict[str, tuple[str, ...]] = ()
     variants: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: dict[str, str] = dataclasses.field(default_factory=dict)
+    context: int | None = None
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -186,6 +190,8 @@ class Capabilities:
         ):
             msg = f"notes must be a dict of function name -> text; got {self.notes!r}"
             raise TypeError(msg)
+        if self.context is not None:
+            check_context(self.context, "context")
 
     def dtypes_of(self, function: str, option: str | None = None) -> tuple[str, ...]:
         """The run dtypes declared for ``function`` (or ``function:option``, e.g. ``sinusoidal:fairseq``)."""
@@ -244,6 +250,17 @@ def _lookup(value: Any, function: str, fallback: Any, option: str | None = None)
     if option is not None and f"{function}:{option}" in value:
         return value[f"{function}:{option}"]
     return value.get(function, value.get("default", fallback))
+
+
+def check_context(value: Any, field: str) -> int:
+    """``value`` as a context length (a positive int, not a bool); TypeError/ValueError naming ``field``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        msg = f"{field} must be a positive integer (a number of positions) or None; got {value!r}"
+        raise TypeError(msg)
+    if value <= 0:
+        msg = f"{field} must be a positive integer (a number of positions) or None; got {value!r}"
+        raise ValueError(msg)
+    return value
 
 
 def _flag(value: Any, field: str) -> bool:

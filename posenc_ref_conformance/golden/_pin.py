@@ -4,4 +4,4 @@
 shipped set: :func:`posenc_ref_conformance.golden.verify` refuses vectors that differ.
 """
 
-INDEX_SHA256 = "067bf2bc0a4dedf99027ea6d2aa55486e3fcebc6ce9dd5bf1d5c666140f6fb4e"
+INDEX_SHA256 = "c6a151ce306f703472180651cf0d3b174cc5570b3866a3653a4e0d032eb92c38"

@@ -53,6 +53,7 @@ _HEADER = [
     "except ALiBi slopes, the exact slopes rounded to float64, whose float32 tolerances include the cast); "
     "other float inputs are parameters and stay float64. result 'invalid': the call must raise "
     "(expected.error names the exception type of the reference, expected.parameter the argument at fault).",
+    "A case listing 'dtypes' runs only in those of the file's dtypes; the others skip it.",
 ]
 
 
@@ -150,6 +151,11 @@ def _case_document(
 ) -> dict[str, Any]:
     doc: dict[str, Any] = {"id": case.id, "comment": case.comment, "flags": list(case.flags)}
     doc["result"] = "invalid" if case.error else "valid"
+    if case.dtypes is not None:
+        if not case.dtypes or not set(case.dtypes) <= set(spec.dtypes):
+            msg = f"golden case {case.id}: dtypes {list(case.dtypes)} must be some of {list(spec.dtypes)}"
+            raise ValueError(msg)
+        doc["dtypes"] = list(case.dtypes)
     topic = _topic(spec, case)
     if topic is not None:
         doc["topic"] = topic

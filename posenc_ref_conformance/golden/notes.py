@@ -50,6 +50,16 @@ NOTES: dict[str, dict[str, object]] = {
         "https://github.com/EleutherAI/gpt-neox/pull/1016",
         "https://github.com/huggingface/diffusers/pull/13922",
     ),
+    "Reach": _note(
+        "NumericalPrecision",
+        "A sweep of positions 0, 1 and 2**k - 1, 2**k, 2**k + 1 (to 2**24 + 1; a float64-only case "
+        "continues to 2**40) with a model's frequencies: the report states, per dtype, the largest "
+        "position up to which every swept position stays within the exact class's tolerance (and "
+        "within --reach-atol), the implementation's reach. float32 spacing doubles at each power of two; "
+        "2**24 + 1 is the first position a float32 cannot hold.",
+        "https://github.com/huggingface/transformers/issues/48428",
+        "https://github.com/EleutherAI/gpt-neox/pull/1016",
+    ),
     "OddDim": _note(
         "ConventionMismatch",
         "Odd width: vaswani ends with a sine column, tensor2tensor/fairseq pad one zero column, "

@@ -493,6 +493,16 @@ def _case_def() -> dict[str, Any]:
                 "valid: expected holds the outputs; invalid: the call must raise",
                 {"enum": ["valid", "invalid"]},
             ),
+            "dtypes": described(
+                "The run dtypes this case is for, where it is not for every dtype of the file (the float64 "
+                "reach sweep past 2**24 + 1); other dtypes skip it",
+                {
+                    "type": "array",
+                    "items": {"enum": ["float64", "float32"]},
+                    "minItems": 1,
+                    "uniqueItems": True,
+                },
+            ),
             "inputs": described("The call's arguments (Inputs_ of the function)", {"type": "object"}),
             "expected": described(
                 "The outputs (Outputs_ of the function), or an Error for an invalid case", {"type": "object"}

@@ -41,6 +41,8 @@ class Case:
 
     ``variant``: the name of a declared variant of the case's topic (see
     ``FunctionSpec.variants``): the expected values follow that variant's formula.
+    ``dtypes``: the run dtypes the case is for, where it is not for every dtype of its
+    file (the float64 reach sweep past 2**24 + 1); ``None``: the file's.
     """
 
     id: str
@@ -50,6 +52,7 @@ class Case:
     error: tuple[str, str] | None = None
     compare: str | None = None
     variant: str | None = None
+    dtypes: tuple[str, ...] | None = None
 
     @property
     def function(self) -> str:
@@ -94,12 +97,19 @@ def case(
     error: tuple[str, str] | None = None,
     compare: str | None = None,
     variant: str | None = None,
+    dtypes: tuple[str, ...] | None = None,
     **inputs: Any,
 ) -> None:
     flags = (flags,) if isinstance(flags, str) else tuple(flags)
     if error is not None and "InvalidInput" not in flags:
         flags = (*flags, "InvalidInput")
-    CASES.append(Case(id, comment, flags, inputs, error, compare, variant))
+    CASES.append(Case(id, comment, flags, inputs, error, compare, variant, dtypes))
 
 
 BIG = [2**20, 2**20 + 1, 2**24 - 1, 2**24, 2**24 + 1]
+
+#: The reach sweep: 0, 1, then 2**k - 1, 2**k, 2**k + 1 for k = 1 .. 24 (float32 spacing doubles at
+#: each power of two; 2**24 + 1 is the first position a float32 cannot hold), ascending, unique.
+REACH_SWEEP = sorted({0, 1, *(2**k + d for k in range(1, 25) for d in (-1, 0, 1))})
+#: The float64 continuation of the sweep: 2**k - 1, 2**k, 2**k + 1 for k = 25 .. 40.
+REACH_SWEEP_F64 = [2**k + d for k in range(25, 41) for d in (-1, 0, 1)]
