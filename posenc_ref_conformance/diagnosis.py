@@ -278,6 +278,37 @@ def _float32_product(s: Subject) -> dict[str, np.ndarray] | None:
     return out
 
 
+def _iterated_float32(s: Subject) -> dict[str, np.ndarray] | None:
+    """ggml's angles: theta_0 = float32(p), theta_{i+1} = theta_i * theta_scale in float32, then / c_i.
+
+    llama.cpp passes frequencies that are not a plain geometric set (Llama 3,
+    LongRoPE) as per-pair divisors ``c_i`` (``freq_factors``) of the plain set of a
+    base fitted from the first two; ``theta_scale = powf(base, -2/d)``.  Every step
+    is a float32 operation, so the error grows with the pair index and position.
+    """
+    inv = np.asarray(s.inputs["inv_freq"], dtype=np.float64)
+    if inv.size < 2 or not inv[0] > inv[1] > 0:
+        return None
+    d = 2 * inv.size
+    base = (inv[0] / inv[1]) ** (d / 2)
+    own = base ** (-np.arange(0, d, 2) / d)
+    with np.errstate(divide="ignore"):
+        divisors = np.where(inv > 0, own / np.where(inv > 0, inv, 1.0), np.inf).astype(np.float32)
+    # powf(freq_base, -2.0f / n_dims): glibc's powf rounds the exact power once (NumPy's float32
+    # power does not always), so the power is taken in float64 from the float32 operands
+    scale = np.float32(float(np.float32(base)) ** float(np.float32(-2.0) / np.float32(d)))
+    thetas = [np.asarray(s.inputs["positions"]).astype(np.float32)]
+    for _ in range(inv.size - 1):
+        thetas.append((thetas[-1] * scale).astype(np.float32))
+    angle = (np.stack(thetas, axis=-1) / divisors).astype(np.float32).astype(np.float64)
+    f = _factor(s)
+    out = {}
+    for name, trig in (("cos", np.cos), ("sin", np.sin)):
+        value = round_to(trig(angle), "float32")
+        out[name] = _expand(round_to(value * f, "float32") if f != 1.0 else value, s.inputs["layout"])
+    return out
+
+
 def _on_tables(table: Answer) -> Answer:
     """A wrong cos/sin table, or ``rope`` applying it to x (rope = apply_rope(x, *rope_cos_sin(...)))."""
 
@@ -413,6 +444,33 @@ def _dynamic_original_max(s: Subject) -> dict[str, np.ndarray] | None:
     if s.rope_type() != "dynamic" or "original_max_position_embeddings" not in c:
         return None
     return s.call(scaling={**c, "max_position_embeddings": c["original_max_position_embeddings"]})
+
+
+def _dynamic_unclamped_complex(s: Subject) -> dict[str, np.ndarray] | None:
+    """Dynamic NTK below the trained length, unclamped: a negative base term to a fractional power.
+
+    HF uses ``max(seq_len, max_position_embeddings)``; without the clamp the term
+    ``factor * L / max - (factor - 1)`` is negative for short ``L``, Python's ``**``
+    makes the base complex, and the frequencies keep the real part (vLLM).
+    """
+    c, seq = s.scaling(), s.inputs.get("seq_len")
+    if s.function != "rope_frequencies" or s.rope_type() != "dynamic" or not isinstance(seq, int):
+        return None
+    limit, factor, d = c.get("max_position_embeddings"), float(c.get("factor", 1.0)), int(s.inputs["dim"])
+    if not isinstance(limit, int) or seq >= limit or d <= 2:
+        return None
+    stretch = complex(factor * seq / limit - (factor - 1))
+    base = float(s.inputs["base"]) * stretch ** (d / (d - 2))
+    inv = (1.0 / base ** (np.arange(0, d, 2) / d)).real
+    return s.expected_with(inv_freq=inv)
+
+
+def _dynamic_as_linear(s: Subject) -> dict[str, np.ndarray] | None:
+    """Dynamic NTK computed as linear scaling by factor^(d/(d-2)) at every length (keras-hub)."""
+    if s.rope_type() != "dynamic" or int(s.inputs.get("dim", 0)) <= 2:
+        return None
+    d, factor = int(s.inputs["dim"]), float(s.scaling().get("factor", 1.0))
+    return s.call(scaling={"rope_type": "linear", "factor": factor ** (d / (d - 2))}, seq_len=None)
 
 
 # --- absolute ------------------------------------------------------------------------------------------
@@ -666,6 +724,12 @@ def _catalogue() -> tuple[Hypothesis, ...]:
             _on_tables(_float32_product),
             precision="float32",
         ),
+        h(
+            "angles by successive float32 products (theta_{i+1} = theta_i * theta_scale, as ggml)",
+            _TABLES,
+            _on_tables(_iterated_float32),
+            precision="float32",
+        ),
         h("attention factor dropped (1.0 used)", ("rope_cos_sin", "rope", "rope_heads"), _factor_dropped),
         h("attention factor applied twice", ("rope_cos_sin", "rope", "rope_heads"), _factor_twice),
         h(
@@ -726,6 +790,16 @@ def _catalogue() -> tuple[Hypothesis, ...]:
             "dynamic NTK divided by original_max_position_embeddings instead of max_position_embeddings",
             DERIVED_FREQUENCIES,
             _dynamic_original_max,
+        ),
+        h(
+            "dynamic NTK below the trained length without the clamp (complex base, real part kept, as vLLM)",
+            ("rope_frequencies",),
+            _dynamic_unclamped_complex,
+        ),
+        h(
+            "dynamic NTK as linear scaling by factor^(d/(d-2)) at every length (as keras-hub)",
+            DERIVED_FREQUENCIES,
+            _dynamic_as_linear,
         ),
         # absolute
         *(

@@ -188,10 +188,10 @@ def scheme_lines(table: dict[str, dict[str, Any]]) -> list[str]:
 
 def unexplained_lines(group: dict[str, Any]) -> list[str]:
     """What is said of a function's failing results no known bug shape reproduces."""
-    n, m, structures = group["failing"], group["unexplained"], group["structures"]
+    n, m, structures = group.get("valueFailures", group["failing"]), group["unexplained"], group["structures"]
     if not m or not (structures or group["diagnoses"]):
         return []  # nothing was diagnosed (invariants, invalid inputs, shapes): the details speak
-    which = "it" if m == n else f"{m} of {n}"
+    which = "it" if m == n else f"{m} of the {n} with wrong values"
     if not structures:
         return [f"    no known bug shape reproduces {which}"]
     return [f"    no known bug shape reproduces {which}: {structures[0]}"] + [

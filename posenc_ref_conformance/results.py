@@ -276,9 +276,11 @@ class Report:
         """Failing results by function: the diagnoses that explain them, the unexplained rest, examples.
 
         ``diagnoses``: each hypothesis with the number of failing results it
-        reproduces, most first; ``unexplained``: failing results no hypothesis
-        reproduces; ``structures``: up to three distinct descriptions of where their
-        error lives; ``examples``: up to ``EXAMPLES`` result ids, located ones first.
+        reproduces, most first; ``valueFailures``: failing results with wrong values
+        (the rest raised, returned for an invalid input or had the wrong shape);
+        ``unexplained``: value failures no hypothesis reproduces; ``structures``: up
+        to three distinct descriptions of where their error lives; ``examples``: up
+        to ``EXAMPLES`` result ids, located ones first.
         """
         groups: dict[str, list[CaseResult]] = {}
         for r in self.results:
@@ -294,7 +296,8 @@ class Report:
                     "function": function,
                     "failing": len(failing),
                     "diagnoses": [{"hypothesis": h, "results": k} for h, k in hypotheses.most_common()],
-                    "unexplained": sum(1 for r in failing if not r.diagnosis),
+                    "unexplained": sum(1 for r in failing if not r.diagnosis and r.where),
+                    "valueFailures": sum(1 for r in failing if r.diagnosis or r.where),
                     "structures": structures[:3],
                     "examples": [r.result_id for r in located[:EXAMPLES]],
                 }
@@ -410,7 +413,7 @@ class Report:
         failing = sum(g["failing"] for g in groups)
         lines = [
             "",
-            f"failures ({failing} results in {len(groups)} function{'s' if len(groups) != 1 else ''}; "
+            f"failures ({_counted(failing, 'result')} in {_counted(len(groups), 'function')}; "
             "every one in the JSON report):",
         ]
         by_id = {r.result_id: r for r in self.results if r.status == "fail"}
@@ -418,8 +421,14 @@ class Report:
         for group in groups:
             n = group["failing"]
             lines.append(f"  {group['function']}: {n} failing result{'s' if n != 1 else ''}")
+            v = group["valueFailures"]
+            of = (
+                f"{n} failing results"
+                if v == n
+                else f"{_counted(v, 'result')} with wrong values ({n} failing)"
+            )
             lines += [
-                f"    consistent with: {d['hypothesis']}, on {d['results']} of {n} failing results"
+                f"    consistent with: {d['hypothesis']}, on {d['results']} of {of}"
                 for d in group["diagnoses"]
             ]
             lines += unexplained_lines(group)
@@ -464,3 +473,8 @@ def _reach_key(row: dict[str, Any]) -> tuple[int, int]:
         -1 if row["atolReach"] is None else row["atolReach"],
         -1 if row["exactReach"] is None else row["exactReach"],
     )
+
+
+def _counted(n: int, noun: str) -> str:
+    """``1 result``, ``3 results``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -81,9 +81,11 @@ NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "own slopes 2**(-8i/n)": (SLOPES, ()),
     "fully masked rows uniform, undeclared": ("fully masked rows average v", ()),
     "SwappedLayout": (LAYOUT, ()),
-    # positions rounded to float32 then multiplied in float64: within the product class's bound
-    "Float32Positions": ("positions rounded to float32", (PRODUCT,)),
-    "NaiveFloat32Angles": ("angles formed as float32 products", (PRODUCT,)),
+    # positions rounded to float32 then multiplied in float64: within the product class's bound;
+    # at 2**24 + 1 bfloat16 rounds the case's positions as float32 does (all to 2**24)
+    "Float32Positions": ("positions rounded to float32", (PRODUCT, "positions rounded to bfloat16")),
+    # at small positions ggml's successive float32 products agree with the direct one to the last bits
+    "NaiveFloat32Angles": ("angles formed as float32 products", (PRODUCT, "angles by successive float32")),
     "YarnAlwaysTruncate": ("YaRN truncate ignored", ()),
     # where the config's factor only scales attention, the frequencies match the unscaled ones
     "AttentionFactorDropped": ("attention factor dropped", ("scaling ignored",)),

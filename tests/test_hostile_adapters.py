@@ -309,7 +309,7 @@ class TestNothingTested:
         assert report.verdict == "NOTHING TESTED" and report.exit_code == 3
         assert main(["check", spec, "--only", "rope_cos_sin", "--no-invariants"]) == 3
         out = capsys.readouterr().out
-        assert out.rstrip().splitlines()[-1] == "RESULT: NOTHING TESTED (product class)"
+        assert out.rstrip().splitlines()[-1] == "RESULT: NOTHING TESTED (exact class)"
         assert "not supported" in out
 
     def test_only_selecting_what_the_adapter_lacks(self, tmp_path: pathlib.Path) -> None:
@@ -346,7 +346,7 @@ class TestTheReportCannotBeForged:
         assert main(["check", spec, "--only", "t5", "--json", str(tmp_path / "r.json")]) == 1
         out = capsys.readouterr().out
         lines = out.splitlines()
-        assert [line for line in lines if line.startswith("RESULT:")] == ["RESULT: FAIL (product class)"]
+        assert [line for line in lines if line.startswith("RESULT:")] == ["RESULT: FAIL (exact class)"]
         assert "  | RESULT: PASS from native code" in lines and "  | RESULT: PASS on stderr" in lines
         report = json.loads((tmp_path / "r.json").read_text())
         assert report["verdict"] == "FAIL" and "RESULT: PASS" in report["adapterOutput"]

@@ -30,6 +30,8 @@ CAPABILITIES = Capabilities(
     # MLX computes in float32 on the GPU; on the CPU float64 exists, but its layers
     # build their tables in float32, so we only claim float32.
     dtypes=("float32",),
+    # ... and forms each angle as the float32 product of position and frequency.
+    phase="product",
     sinusoidal_conventions=("mlx",),
     # nn.ALiBi builds -m|i - j| only.  Under a causal mask (keys k <= q) that is the
     # causal form m (k - q): causal cases compare only those keys, up to a row constant.
