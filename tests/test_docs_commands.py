@@ -30,7 +30,12 @@ from posenc_ref_conformance.adapters.posenc_ref import PosencRefAdapter
 from posenc_ref_conformance.runner import run
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-DOCUMENTS = [ROOT / "README.md", ROOT / "posenc_ref_conformance" / "README.md", ROOT / "docs/guide/check.md"]
+DOCUMENTS = [
+    ROOT / "README.md",
+    ROOT / "posenc_ref_conformance" / "README.md",
+    ROOT / "docs/guide/check.md",
+    ROOT / "docs/guide/report.md",
+]
 _STARTS = ("posenc-ref ", "pytest ", "POSENC_REF_ADAPTER=")
 _FENCE = re.compile(r"^([ \t]*)```[^\n]*\n(.*?)^\1```", re.S | re.M)
 _ID_LINE = re.compile(r"^[a-z0-9_]+(/[A-Za-z0-9_.\-]*)*(\[[a-z0-9]+\])?$")

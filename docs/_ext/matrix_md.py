@@ -20,6 +20,7 @@ from typing import Any
 from mdtext import md_escape, md_literal
 
 from posenc_ref_conformance.matrix import library_versions
+from posenc_ref_conformance.report_text import format_position
 
 __all__ = ["matrix_page"]
 
@@ -80,7 +81,7 @@ def _failures(matrix: dict[str, Any]) -> tuple[list[str], list[str]]:
         if not failed:
             continue
         lines += ["", f"### {md_literal(column['id'])}: {len(failed)} failures", ""]
-        lines += ["| result | class | what it is |", "|---|---|---|"]
+        lines += ["| result | class | diagnosis | what it is |", "|---|---|---|---|"]
         for rid, cell in failed:
             entry = cell["class"]
             if entry["class"] == "unexplained":
@@ -88,9 +89,36 @@ def _failures(matrix: dict[str, Any]) -> tuple[list[str], list[str]]:
             repro = f" Reproduction: {_repro_link(entry['repro'])}." if entry.get("repro") else ""
             lines.append(
                 f"| {md_literal(rid, in_table=True)} | {_CLASS_TITLES[entry['class']]} "
-                f"| {md_escape(entry.get('note', ''))}{repro} |"
+                f"| {md_escape(_diagnosis(cell))} | {md_escape(entry.get('note', ''))}{repro} |"
             )
     return lines, problems
+
+
+def _diagnosis(cell: dict[str, Any]) -> str:
+    """A failing cell's diagnosis (the known bug shapes that reproduce it), else where its error lives."""
+    if cell.get("diagnosis"):
+        return "consistent with: " + "; ".join(cell["diagnosis"])
+    if cell.get("structure"):
+        return "no known shape: " + cell["structure"]
+    return "-"
+
+
+def _reach(matrix: dict[str, Any]) -> list[str]:
+    """One row per implementation, function and dtype with a reach sweep."""
+    lines = [
+        "| implementation | function | dtype | class | within exact up to | within 1e-3 up to | worst error "
+        "| at position |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for column in matrix["columns"]:
+        for row in column.get("reach", []):
+            lines.append(
+                f"| {md_literal(column['id'], in_table=True)} | {md_literal(row['function'], in_table=True)} "
+                f"| {row['dtype']} | {row.get('phase') or '-'} | {format_position(row.get('exactReach'))} "
+                f"| {format_position(row.get('atolReach'))} | {row['worst']:.3g} "
+                f"| {format_position(row.get('worstPosition'))} |"
+            )
+    return lines if len(lines) > 2 else ["*(No implementation in this matrix ran a reach sweep.)*"]
 
 
 def _issues(matrix: dict[str, Any]) -> list[str]:
@@ -179,6 +207,14 @@ def matrix_page(root: Path) -> tuple[str, list[str]]:
         f"the data: {_served_link('matrix.json')}.",
         "",
         *_summary(matrix),
+        "",
+        "## Reach",
+        "",
+        "How far each implementation can be trusted: the largest swept position (0, 1, 2^k - 1, 2^k, "
+        "2^k + 1, to 2^24 + 1 and, in float64, 2^40 + 1) up to which every swept position stays within "
+        "the exact class's tolerance, and within an absolute 1e-3 (see the tolerance guide's *Reach*).",
+        "",
+        *_reach(matrix),
         "",
         "## Every failure, classified",
         "",

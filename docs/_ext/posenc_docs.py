@@ -257,10 +257,25 @@ def build_data_pages() -> None:
         logger.warning("conformance matrix: %s", problem, type="posenc", subtype="matrix")
     _write_if_changed(GENERATED / "matrix.md", matrix_text)
     _write_if_changed(GENERATED / "flag_notes.md", flag_notes(ROOT))
+    _write_if_changed(GENERATED / "diagnosis_catalogue.md", diagnosis_catalogue())
     text, problems = overview(ROOT, DOCS)
     for problem in problems:
         logger.warning("conventions overview: %s", problem, type="posenc", subtype="conventions")
     _write_if_changed(GENERATED / "conventions.md", text)
+
+
+def diagnosis_catalogue() -> str:
+    """The known bug shapes the diagnosis tries, as a table: each text and its functions."""
+    from posenc_ref_conformance.diagnosis import HYPOTHESES
+
+    rows = ["| known bug shape | functions | judged |", "|---|---|---|"]
+    for h in HYPOTHESES:
+        judged = f"at {h.precision}, 4 ulp" if h.precision else "the case's tolerance"
+        if h.relayout:
+            judged += ", bound of the other layout"
+        text = h.text.replace("|", "\\|")
+        rows.append(f"| {text} | {', '.join(f'`{f}`' for f in h.functions)} | {judged} |")
+    return "\n".join(rows) + "\n"
 
 
 # --------------------------------------------------------------------------------------
@@ -460,7 +475,10 @@ def _summary_section(module: str, title: str, page: str, entries: list[tuple[str
 CHECK_EXAMPLES: dict[str, str] = {
     "mlx_adapter.py": "mlx.core",
     "torch_adapter.py": "torch",
+    "planted_bug_adapter.py": "numpy",
 }
+#: Extra arguments of an example's check (its report is shown whole on the page).
+CHECK_ARGUMENTS: dict[str, list[str]] = {"planted_bug_adapter.py": ["--only", "rope", "--max-failures", "4"]}
 
 
 def build_check_reports(library_digest: str) -> None:
@@ -489,10 +507,21 @@ def build_check_reports(library_digest: str) -> None:
         report_name = f"{stem.removesuffix('_adapter')}-report.json"
         report_json = (outdir / report_name).relative_to(ROOT).as_posix()
         adapter = script.relative_to(ROOT).as_posix()
-        cmd = [sys.executable, "-m", "posenc_ref_conformance", "check", adapter, "--json", report_json]
+        extra = CHECK_ARGUMENTS.get(example, [])
+        cmd = [
+            sys.executable,
+            "-m",
+            "posenc_ref_conformance",
+            "check",
+            adapter,
+            *extra,
+            "--json",
+            report_json,
+        ]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
         shown = proc.stdout.rstrip().replace(report_json, report_name)
-        text = f"$ posenc-ref check {adapter} --json {report_name}\n{shown}\n$ echo $?\n{proc.returncode}\n"
+        shell = " ".join(["posenc-ref check", adapter, *extra, "--json", report_name])
+        text = f"$ {shell}\n{shown}\n$ echo $?\n{proc.returncode}\n"
         if proc.returncode not in (0, 1):
             logger.warning(
                 "`%s` failed with exit code %d:\n%s",
