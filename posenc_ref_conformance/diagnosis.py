@@ -473,6 +473,32 @@ def _dynamic_as_linear(s: Subject) -> dict[str, np.ndarray] | None:
     return s.call(scaling={"rope_type": "linear", "factor": factor ** (d / (d - 2))}, seq_len=None)
 
 
+#: The named variants of the golden files (topic, name) as a person reads them.
+VARIANT_TEXTS = {
+    ("ntk", "vllm"): "vLLM's ntk (base times s, every frequency divided by s^(2/d))",
+    ("yarn", "deepseek"): "DeepSeek's own YaRN (always truncated; mscale and mscale_all_dim default 1 and 0)",
+    ("longrope", "phi3-ratio"): "Phi-3's LongRoPE (attention factor from max / original length)",
+    ("proportional", "gemma4"): "vLLM's Gemma 4 proportional (no division by factor)",
+}
+
+
+def _variant(topic: str, name: str) -> Answer:
+    """The golden files' oracle of a named variant (needs mpmath, as the oracle does)."""
+
+    def answer(s: Subject) -> dict[str, np.ndarray] | None:
+        if s.function != "rope_frequencies" or s.rope_type() != topic:
+            return None
+        try:
+            from .golden.cases import FUNCTIONS
+        except ImportError:  # a plain install without the test extras: no oracle here
+            return None
+        out = FUNCTIONS["rope_frequencies"].variants[topic][name](s.inputs)
+        inv = np.array([float(v) for v in out["inv_freq"]], dtype=np.float64)
+        return {"inv_freq": inv, "attention_factor": np.asarray(float(out["attention_factor"]))}
+
+    return answer
+
+
 # --- absolute ------------------------------------------------------------------------------------------
 
 SINUSOIDAL_CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx")
@@ -800,6 +826,14 @@ def _catalogue() -> tuple[Hypothesis, ...]:
             "dynamic NTK as linear scaling by factor^(d/(d-2)) at every length (as keras-hub)",
             DERIVED_FREQUENCIES,
             _dynamic_as_linear,
+        ),
+        *(
+            h(
+                f'{text}: declare variants {{"{topic}": "{name}"}}',
+                ("rope_frequencies",),
+                _variant(topic, name),
+            )
+            for (topic, name), text in VARIANT_TEXTS.items()
         ),
         # absolute
         *(

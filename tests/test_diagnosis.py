@@ -218,3 +218,30 @@ def test_the_error_structure_names_axes_and_growth() -> None:
         "rope_cos_sin", "cos", {"positions": positions}, actual, expected, failing
     )
     assert "only at channel 2 of 0-3" in text and "growing with position" in text
+
+
+class _Variant(PosencRefAdapter):
+    """posenc_ref, except that one scaling type computes a named variant's formula (the oracle's)."""
+
+    topic, variant = "", ""
+
+    def rope_frequencies(self, dim: int, **kw: Any) -> Any:
+        scaling = kw.get("scaling") or {}
+        if scaling.get("rope_type") != self.topic:
+            return super().rope_frequencies(dim, **kw)
+        from posenc_ref_conformance.golden.cases import FUNCTIONS
+
+        inputs = {"dim": dim, "base": kw["base"], "scaling": scaling, "seq_len": kw["seq_len"]}
+        out = FUNCTIONS["rope_frequencies"].variants[self.topic][self.variant](inputs)
+        inv = np.array([float(v) for v in out["inv_freq"]]).astype(kw["dtype"])
+        return inv, float(out["attention_factor"])
+
+
+@pytest.mark.parametrize(("topic", "variant"), list(diagnosis.VARIANT_TEXTS))
+def test_an_undeclared_variant_is_named_with_its_declaration(topic: str, variant: str) -> None:
+    adapter = type(f"{topic}_{variant}", (_Variant,), {"topic": topic, "variant": variant})()
+    failing = [r for r in _diagnosed(adapter, "rope_frequencies") if r.where]
+    assert failing, f"the {topic}:{variant} formula fails no canonical case"
+    declaration = f'declare variants {{"{topic}": "{variant}"}}'
+    named = [r for r in failing if any(declaration in t for t in r.diagnosis)]
+    assert named, [(r.result_id, r.diagnosis, r.structure) for r in failing][:3]
