@@ -44,6 +44,10 @@ MUTATIONS = _load("test_mutations")
 
 LAYOUT = "the other RoPE layout"
 SLOPES = "slopes 2^(-8i/n)"
+#: DeepSeek's YaRN is always truncated, and its attention factor is 1 where mscale equals
+#: mscale_all_dim and 0.1 mscale ln(s) + 1 for a lone mscale: on such cases it *is* the
+#: truncating, the factor-dropping and mlx-lm's formula.
+DEEPSEEK = "DeepSeek's own YaRN"
 #: Planted bug -> (the text that names it, other texts that are the same formula on some cases: why).
 NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "float16 positions": ("positions rounded to float16", ()),
@@ -63,7 +67,10 @@ NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "rotation by -theta": ("rotation by -theta", ()),
     "float16 inv_freq": ("inverse frequencies rounded to float16", ()),
     # a YaRN config whose frequencies equal the plain ones: dropping the factor = ignoring the scaling
-    "yarn attention factor dropped": ("attention factor dropped (1.0 returned)", ("scaling ignored",)),
+    "yarn attention factor dropped": (
+        "attention factor dropped (1.0 returned)",
+        ("scaling ignored", DEEPSEEK),
+    ),
     "slopes 2**(-8i/n)": (SLOPES, ()),
     # float16 and bfloat16 round these slopes (powers of two) alike
     "float16 slopes in the bias": ("slopes rounded to float16", ("slopes rounded to bfloat16",)),
@@ -86,10 +93,10 @@ NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "Float32Positions": ("positions rounded to float32", (PRODUCT, "positions rounded to bfloat16")),
     # at small positions ggml's successive float32 products agree with the direct one to the last bits
     "NaiveFloat32Angles": ("angles formed as float32 products", (PRODUCT, "angles by successive float32")),
-    "YarnAlwaysTruncate": ("YaRN truncate ignored", ()),
+    "YarnAlwaysTruncate": ("YaRN truncate ignored", (DEEPSEEK,)),
     # where the config's factor only scales attention, the frequencies match the unscaled ones
-    "AttentionFactorDropped": ("attention factor dropped", ("scaling ignored",)),
-    "YarnMscaleOnlyMlxLm": ("0.1 mscale ln(s) + 1", ()),
+    "AttentionFactorDropped": ("attention factor dropped", ("scaling ignored", DEEPSEEK)),
+    "YarnMscaleOnlyMlxLm": ("0.1 mscale ln(s) + 1", (DEEPSEEK,)),
     "Llama3ExclusiveBand": ("Llama 3 band edges exclusive", ()),
     "LongRopeGreaterEqual": ("switch one position early", ()),
     "DynamicUsesOriginalMax": ("dynamic NTK divided by original_max_position_embeddings", ()),
