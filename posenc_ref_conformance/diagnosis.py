@@ -250,18 +250,23 @@ def _expand(half: np.ndarray, layout: str) -> np.ndarray:
     return np.concatenate([half, half], axis=-1) if layout == "half" else np.repeat(half, 2, axis=-1)
 
 
+def _tables_in(angle: np.ndarray, fmt: str, s: Subject) -> dict[str, np.ndarray]:
+    """cos/sin of ``angle`` (one per pair) rounded to ``fmt``, times the attention factor in ``fmt``."""
+    f = _factor(s)
+    out = {}
+    for name, trig in (("cos", np.cos), ("sin", np.sin)):
+        value = round_to(trig(angle), fmt)
+        out[name] = _expand(round_to(value * f, fmt) if f != 1.0 else value, s.inputs["layout"])
+    return out
+
+
 def _trig_in(fmt: str) -> Answer:
     """Angles, cos/sin and the attention factor's product all rounded to ``fmt`` (autocast RoPE)."""
 
     def answer(s: Subject) -> dict[str, np.ndarray] | None:
         p = np.asarray(s.inputs["positions"], dtype=np.float64)
         angle = round_to(p[..., None] * np.asarray(s.inputs["inv_freq"], dtype=np.float64), fmt)
-        f = _factor(s)
-        out = {}
-        for name, trig in (("cos", np.cos), ("sin", np.sin)):
-            value = round_to(trig(angle), fmt)
-            out[name] = _expand(round_to(value * f, fmt) if f != 1.0 else value, s.inputs["layout"])
-        return out
+        return _tables_in(angle, fmt, s)
 
     return answer
 
@@ -270,12 +275,7 @@ def _float32_product(s: Subject) -> dict[str, np.ndarray] | None:
     """Float32 code: the angle the float32 product of a float32 position and frequency, cos/sin in float32."""
     p = np.asarray(s.inputs["positions"]).astype(np.float32)
     angle = (p[..., None] * np.asarray(s.inputs["inv_freq"]).astype(np.float32)).astype(np.float64)
-    f = _factor(s)
-    out = {}
-    for name, trig in (("cos", np.cos), ("sin", np.sin)):
-        value = round_to(trig(angle), "float32")
-        out[name] = _expand(round_to(value * f, "float32") if f != 1.0 else value, s.inputs["layout"])
-    return out
+    return _tables_in(angle, "float32", s)
 
 
 def _iterated_float32(s: Subject) -> dict[str, np.ndarray] | None:
@@ -301,12 +301,7 @@ def _iterated_float32(s: Subject) -> dict[str, np.ndarray] | None:
     for _ in range(inv.size - 1):
         thetas.append((thetas[-1] * scale).astype(np.float32))
     angle = (np.stack(thetas, axis=-1) / divisors).astype(np.float32).astype(np.float64)
-    f = _factor(s)
-    out = {}
-    for name, trig in (("cos", np.cos), ("sin", np.sin)):
-        value = round_to(trig(angle), "float32")
-        out[name] = _expand(round_to(value * f, "float32") if f != 1.0 else value, s.inputs["layout"])
-    return out
+    return _tables_in(angle, "float32", s)
 
 
 def _on_tables(table: Answer) -> Answer:
