@@ -106,7 +106,11 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
         help=f"time limit of one adapter call (default ${TIMEOUT_ENV} or 60); a call over it fails its case",
     )
     parser.add_argument(
-        "--max-failures", type=_non_negative, default=20, metavar="N", help="failures listed (default 20)"
+        "--max-failures",
+        type=_non_negative,
+        default=20,
+        metavar="N",
+        help="failing results shown, at most 3 per function (default 20)",
     )
     parser.add_argument(
         "--golden",

@@ -53,8 +53,9 @@ __all__ = [
     "locate",
 ]
 
-#: Outputs larger than this many elements are not diagnosed (each hypothesis recomputes them).
-MAX_ELEMENTS = 1 << 22
+#: Outputs larger than this many elements are not diagnosed: each of a function's ~15 hypotheses
+#: recomputes and compares them (a 2**22-element export chunk took ~15 s; 2**18 takes ~1 s).
+MAX_ELEMENTS = 1 << 18
 
 #: The text naming the product precision class when it explains every failure of a case.
 PRODUCT_CLASS = (
@@ -965,44 +966,59 @@ def diagnose(
     inputs: dict[str, Any],
     expected: dict[str, np.ndarray],
     outputs: dict[str, Any],
+    own: Judge,
     judge_for: Callable[[str | None, dict[str, Any] | None], Judge],
     dtype: str | None,
     phase: dict[str, Any] | None = None,
-) -> tuple[str, ...]:
+) -> tuple[str, ...] | None:
     """The texts of the hypotheses whose answer ``outputs`` matches on every judged element.
 
-    ``judge_for(precision, phase)`` gives the case's own comparison of one output,
-    ``judge(name, actual, expected) -> Verdict`` (raising
-    :class:`~.compare.Mismatch` for a wrong shape): at the run's dtype with the
-    case's phase record when both are ``None``, else at ``precision``'s tolerance
-    or with another phase record (see :class:`Hypothesis`).  A hypothesis counts
-    only when its own answer, rounded to the run's ``dtype``, fails the case: one
-    that agrees with the golden values here cannot explain a failure.
+    ``own(name, actual, expected) -> Verdict`` is the case's own comparison of one
+    output (raising :class:`~.compare.Mismatch` for a wrong shape);
+    ``judge_for(precision, phase)`` the comparison of the output with a
+    hypothesis's answer: the case's tolerance and bound at the run's dtype when
+    both are ``None``, else at ``precision``'s last bits or with another phase
+    record (see :class:`Hypothesis`), never the case's other acceptable answer.
+    A hypothesis counts only when its own answer, rounded to the run's ``dtype``,
+    fails the case: one that agrees with the golden values here cannot explain a
+    failure.  ``None``: the outputs are larger than :data:`MAX_ELEMENTS`, and the
+    catalogue was not tried.  A hypothesis that raises is one that does not apply.
     """
     if sum(int(np.size(v)) for v in expected.values()) > MAX_ELEMENTS:
-        return ()
+        return None
     subject = Subject(function, _as_float64(inputs), expected, signature, _reference())
-    own = judge_for(None, None)
     named = []
     for hypothesis in HYPOTHESES:
         if function not in hypothesis.functions:
             continue
-        with np.errstate(all="ignore"):  # wrong formulas overflow (float16 angles) where real code did too
-            try:
-                answer = hypothesis.answer(subject)
-            except (KeyError, TypeError, ValueError, IndexError):
-                continue
-            if answer is None or set(answer) != set(expected) or not _finite(answer):
-                continue
-            if _matches(_rounded(answer, dtype), expected, own):
-                continue
-            record = relayout(phase, subject) if hypothesis.relayout and phase is not None else None
-            precision = hypothesis.precision if hypothesis.precision != dtype else None
-            judge = own if precision is None and record is None else judge_for(precision, record)
-            if not _matches(outputs, answer, judge):
-                continue
-        named.append(hypothesis.text)
+        try:
+            if _reproduces(hypothesis, subject, expected, outputs, own, judge_for, dtype, phase):
+                named.append(hypothesis.text)
+        except Exception:  # a formula that cannot be evaluated on these inputs does not apply
+            continue
     return tuple(named)
+
+
+def _reproduces(
+    hypothesis: Hypothesis,
+    subject: Subject,
+    expected: dict[str, np.ndarray],
+    outputs: dict[str, Any],
+    own: Judge,
+    judge_for: Callable[[str | None, dict[str, Any] | None], Judge],
+    dtype: str | None,
+    phase: dict[str, Any] | None,
+) -> bool:
+    """Whether ``hypothesis``'s answer fails the case and the outputs meet it on every judged element."""
+    with np.errstate(all="ignore"):  # wrong formulas overflow (float16 angles) where real code did too
+        answer = hypothesis.answer(subject)
+        if answer is None or set(answer) != set(expected) or not _finite(answer):
+            return False
+        if _matches(_rounded(answer, dtype), expected, own):
+            return False
+        record = relayout(phase, subject) if hypothesis.relayout and phase is not None else None
+        precision = hypothesis.precision if hypothesis.precision != dtype else None
+        return _matches(outputs, answer, judge_for(precision, record))
 
 
 def relayout(phase: dict[str, Any], subject: Subject) -> dict[str, Any]:
@@ -1070,7 +1086,7 @@ def axes_of(function: str, output: str, inputs: dict[str, Any], shape: tuple[int
     if function == "llama4_attn_scale":
         return lead(["position"])
     if function in _ROTATIONS:
-        return lead(["head", "position", "channel"]) if n >= 3 else lead(["position", "channel"])
+        return lead(["head", "position", "channel"]) if n >= 4 else lead(["position", "channel"])
     if function == "rope_heads":
         layout = {
             "bhsd": ["batch", "head", "position", "channel"],
@@ -1105,6 +1121,27 @@ def _position_value(
         return None
 
 
+def _pair(function: str, inputs: dict[str, Any], shape: tuple[int, ...], channel: int | None) -> int | None:
+    """The rotated pair of a RoPE channel (``None`` for a pass-through channel or another function)."""
+    if (
+        channel is None
+        or "layout" not in inputs
+        or function not in ("rope_cos_sin", *_ROTATIONS, "rope_heads")
+    ):
+        return None
+    if function == "rope_cos_sin":
+        r = shape[-1]
+    elif function == "apply_rope":
+        r = int(np.shape(inputs["cos"])[-1])
+    elif function == "rope_from_base":
+        r = int(inputs["dim"])
+    else:
+        r = 2 * int(np.shape(inputs["inv_freq"])[-1])
+    if channel >= r or r < 2:
+        return None
+    return channel // 2 if inputs["layout"] == "interleaved" else channel % (r // 2)
+
+
 def locate(
     function: str,
     output: str,
@@ -1118,12 +1155,9 @@ def locate(
     for flat, actual, expected, error, allowed in worst:
         index = tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
         at = dict(zip(axes, index, strict=False))
-        if "channel" in at and "layout" in inputs and function in ("rope_cos_sin", *_ROTATIONS, "rope_heads"):
-            at["pair"] = (
-                at["channel"] // 2
-                if inputs["layout"] == "interleaved"
-                else at["channel"] % max(shape[-1] // 2, 1)
-            )
+        pair = _pair(function, inputs, shape, at.get("channel"))
+        if pair is not None:
+            at["pair"] = pair
         found.append(
             {
                 "output": output,

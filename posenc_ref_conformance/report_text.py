@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "NOT_DIAGNOSED",
     "accuracy_lines",
     "class_text",
     "columns",
@@ -186,15 +187,22 @@ def scheme_lines(table: dict[str, dict[str, Any]]) -> list[str]:
     ]
 
 
+#: How a failing result's ``structure`` starts when the diagnosis did not try the catalogue (too large).
+NOT_DIAGNOSED = "not diagnosed"
+
+
 def unexplained_lines(group: dict[str, Any]) -> list[str]:
     """What is said of a function's failing results no known bug shape reproduces."""
     n, m, structures = group.get("valueFailures", group["failing"]), group["unexplained"], group["structures"]
+    untried = group.get("notDiagnosed", 0)
+    head = [f"    {untried} of {n} too large to diagnose (see their details)"] if untried else []
+    structures = [t for t in structures if not t.startswith(NOT_DIAGNOSED)]
     if not m or not (structures or group["diagnoses"]):
-        return []  # nothing was diagnosed (invariants, invalid inputs, shapes): the details speak
+        return head  # nothing was diagnosed (invariants, invalid inputs, shapes): the details speak
     which = "it" if m == n else f"{m} of the {n} with wrong values"
     if not structures:
-        return [f"    no known bug shape reproduces {which}"]
-    return [f"    no known bug shape reproduces {which}: {structures[0]}"] + [
+        return [*head, f"    no known bug shape reproduces {which}"]
+    return [*head, f"    no known bug shape reproduces {which}: {structures[0]}"] + [
         f"      also: {text}" for text in structures[1:]
     ]
 

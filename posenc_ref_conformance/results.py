@@ -36,6 +36,7 @@ from collections import Counter
 from typing import Any
 
 from .report_text import (
+    NOT_DIAGNOSED,
     accuracy_lines,
     class_text,
     example_lines,
@@ -50,6 +51,7 @@ from .report_text import (
 __all__ = [
     "COMPARED",
     "EXIT_CODES",
+    "NOT_DIAGNOSED",
     "SCHEMES",
     "STATUSES",
     "CaseResult",
@@ -219,8 +221,9 @@ class Report:
         ``exactReach`` / ``atolReach``: the largest swept position up to which every
         swept position is within the exact tolerance / has error <= ``reach_atol``
         (``None`` when the smallest already is not).  ``meetsContext``: ``None``
-        without a declared context, else whether ``atolReach`` reaches it (the
-        user-settable tolerance decides, not the exact class's).
+        without a declared context, else whether ``atolReach`` reaches its last
+        position, ``context - 1`` (the user-settable tolerance decides, not the
+        exact class's).
         """
         groups: dict[tuple[str, str], list[CaseResult]] = {}
         for r in self.results:
@@ -247,9 +250,10 @@ class Report:
                     "swept": positions[-1],
                     "cases": list(dict.fromkeys(r.id for r in cases)),
                     "context": self.context,
+                    # a context of N tokens holds positions 0 .. N - 1 (the sweep has every 2^k - 1)
                     "meetsContext": None
                     if self.context is None
-                    else atol_reach is not None and atol_reach >= self.context,
+                    else atol_reach is not None and atol_reach >= self.context - 1,
                 }
             )
         return rows
@@ -269,7 +273,7 @@ class Report:
                 lead = (
                     f"{what} stays within {atol} up to position {format_position(reach, decimal=True)}{every}"
                 )
-            out.append(f"{lead}, below the declared context {context}")
+            out.append(f"{lead}, below the declared context {context} (positions up to {context - 1})")
         return out
 
     def failure_groups(self) -> list[dict[str, Any]]:
@@ -278,7 +282,8 @@ class Report:
         ``diagnoses``: each hypothesis with the number of failing results it
         reproduces, most first; ``valueFailures``: failing results with wrong values
         (the rest raised, returned for an invalid input or had the wrong shape);
-        ``unexplained``: value failures no hypothesis reproduces; ``structures``: up
+        ``unexplained``: value failures no hypothesis reproduces; ``notDiagnosed``:
+        those too large to try the catalogue on; ``structures``: up
         to three distinct descriptions of where their error lives; ``examples``: up
         to ``EXAMPLES`` result ids, located ones first.
         """
@@ -296,7 +301,8 @@ class Report:
                     "function": function,
                     "failing": len(failing),
                     "diagnoses": [{"hypothesis": h, "results": k} for h, k in hypotheses.most_common()],
-                    "unexplained": sum(1 for r in failing if not r.diagnosis and r.where),
+                    "unexplained": sum(1 for r in failing if not r.diagnosis and r.where and not _untried(r)),
+                    "notDiagnosed": sum(1 for r in failing if _untried(r)),
                     "valueFailures": sum(1 for r in failing if r.diagnosis or r.where),
                     "structures": structures[:3],
                     "examples": [r.result_id for r in located[:EXAMPLES]],
@@ -478,3 +484,8 @@ def _reach_key(row: dict[str, Any]) -> tuple[int, int]:
 def _counted(n: int, noun: str) -> str:
     """``1 result``, ``3 results``."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _untried(result: CaseResult) -> bool:
+    """Whether the diagnosis did not try the catalogue on ``result`` (its outputs were too large)."""
+    return result.structure.startswith(NOT_DIAGNOSED)

@@ -33,7 +33,7 @@ from .compare import Mismatch, PhaseBound, Verdict, as_numpy, compare_output, pr
 from .golden import _format
 from .invariants import run_invariants
 from .isolation import DEFAULT_TIMEOUT, InProcessExecutor, Outcome, ProxyAdapter, WorkerExecutor
-from .results import SCHEMES, CaseResult, Report
+from .results import NOT_DIAGNOSED, SCHEMES, CaseResult, Report
 
 __all__ = ["DEFAULT_TIMEOUT", "SCHEMES", "CaseResult", "Report", "load_xfails", "run", "run_case"]
 
@@ -263,7 +263,10 @@ def _judge(
         sweep=_sweep(doc, case, list(outputs.values()), _stored_tolerance(doc, case, dtype), dtype),
     )
     if status == "fail":
-        result = _diagnosed(result, adapter, doc, case, inputs, outputs, expected, verdicts, dtype)
+        try:
+            result = _diagnosed(result, adapter, doc, case, inputs, outputs, expected, verdicts, dtype)
+        except Exception:  # a diagnosis that cannot be made never costs the verdict or its detail
+            pass
     return result
 
 
@@ -286,13 +289,15 @@ def _case_judge(
     phase_record: dict[str, Any] | None = None,
     tolerance: dict[str, float] | None = None,
     cast: bool = False,
+    acceptable: bool = True,
 ) -> Callable[[str, Any, np.ndarray], Verdict]:
     """The case's comparison of one output: its tolerance at ``dtype``, its mode, the class's bound.
 
     ``phase_class``, ``phase_record`` and ``tolerance`` replace the declared
     class, the case's phase data and its stored tolerance; ``cast`` rounds float
     outputs to ``dtype`` first (a diagnosis judging a float64 output with a
-    float32 formula's tolerance).
+    float32 formula's tolerance); ``acceptable=False`` ignores the case's other
+    acceptable answer.
     """
     if tolerance is None:
         tolerance = _stored_tolerance(doc, case, dtype)
@@ -302,7 +307,7 @@ def _case_judge(
     phased = case if phase_record is None else {**case, "phase": phase_record}
 
     def judge(name: str, value: Any, expected: np.ndarray) -> Verdict:
-        acceptable = case.get("acceptable", {}).get(name)
+        other = case.get("acceptable", {}).get(name) if acceptable else None
         if cast and kind == "float" and dtype is not None:
             value = np.asarray(value).astype(dtype)
         return compare_output(
@@ -312,7 +317,7 @@ def _case_judge(
             dtype=dtype,
             tolerance=tolerance,
             name=name,
-            acceptable=None if acceptable is None else _format.decode(acceptable),
+            acceptable=None if other is None else _format.decode(other),
             mode=case.get("compare", "allclose"),
             positions=positions,
             phase=_phase_bound(adapter, doc, phased, expected.shape, dtype, phase_class),
@@ -343,25 +348,36 @@ def _diagnosed(
     kind = doc["outputTypes"][next(iter(verdicts))]
 
     def judge_for(precision: str | None, record: dict[str, Any] | None) -> Any:
+        # a hypothesis is one answer: the case's other acceptable answer (a tie) is not its
         if precision is None:
-            return _case_judge(adapter, doc, case, inputs, kind, dtype, phase_record=record)
+            return _case_judge(adapter, doc, case, inputs, kind, dtype, phase_record=record, acceptable=False)
         # A formula evaluated in ``precision`` is computed with its own roundings by the hypothesis;
         # only the last bits of that format's cos/sin are left: 4 ulp, or 4 ulp of the largest value.
         scale = max(float(np.max(np.abs(e))) if e.size else 0.0 for e in expected.values())
         ulp = compare.UNIT_ROUNDOFF[precision] * 2
         tight = {"atol": 4 * ulp * scale, "rtol": 0.0, "maxUlp": 4}
         return _case_judge(
-            adapter, doc, case, inputs, kind, precision, phase_class="exact", tolerance=tight, cast=True
+            adapter,
+            doc,
+            case,
+            inputs,
+            kind,
+            precision,
+            phase_class="exact",
+            tolerance=tight,
+            cast=True,
+            acceptable=False,
         )
 
-    found = list(
-        diagnosis.diagnose(
-            function, doc["signature"], inputs, expected, outputs, judge_for, dtype, case.get("phase")
-        )
+    own = _case_judge(adapter, doc, case, inputs, kind, dtype)
+    named = diagnosis.diagnose(
+        function, doc["signature"], inputs, expected, outputs, own, judge_for, dtype, case.get("phase")
     )
+    found = list(named or ())
     if "phase" in case and dtype is not None and _phase_class(adapter, doc, case) != "product":
         as_product = _case_judge(adapter, doc, case, inputs, kind, dtype, phase_class="product")
-        if all(as_product(name, outputs[name], expected[name]).ok for name in verdicts):
+        product = [as_product(name, outputs[name], expected[name]) for name in verdicts]
+        if all(v.ok for v in product) and sum(v.judged for v in product):
             found.insert(0, diagnosis.PRODUCT_CLASS.format(dtype=dtype))
     structure = ""
     if not found:
@@ -371,6 +387,10 @@ def _diagnosed(
             structure = diagnosis.describe_structure(
                 function, name, inputs, actual, expected[name], v.failing
             )
+        if named is None:  # too large to try the catalogue on: say so, never "nothing matched"
+            size = sum(int(e.size) for e in expected.values())
+            structure = f"{NOT_DIAGNOSED} ({size} elements; the catalogue is tried up to "
+            structure += f"{diagnosis.MAX_ELEMENTS}){': ' + structure if structure else ''}"
     return dataclasses.replace(
         result, diagnosis=tuple(found), structure=structure, where=tuple(where[: compare.WORST])
     )

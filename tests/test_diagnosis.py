@@ -252,3 +252,30 @@ def test_an_undeclared_variant_is_named_with_its_declaration(topic: str, variant
     declaration = f'declare variants {{"{topic}": "{variant}"}}'
     named = [r for r in failing if any(declaration in t for t in r.diagnosis)]
     assert named, [(r.result_id, r.diagnosis, r.structure) for r in failing][:3]
+
+
+def test_a_partial_rotary_channel_names_its_pair_and_a_pass_through_channel_none() -> None:
+    inputs = {"x": np.zeros((3, 12)), "positions": np.arange(3), "inv_freq": np.ones(4), "layout": "half"}
+    rotated, passed = diagnosis.locate(
+        "rope", "out", inputs, (3, 12), [(4, 0.0, 0.0, 1.0, 0.0), (9, 0.0, 0.0, 1.0, 0.0)]
+    )
+    assert rotated["at"] == {"position": 0, "channel": 4, "pair": 0}  # channels 0 and 4 of r = 8
+    assert passed["at"] == {"position": 0, "channel": 9}
+
+
+def test_a_hypothesis_that_raises_does_not_apply_and_costs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    boom = diagnosis.Hypothesis("boom", ("apply_rope",), lambda s: 1 / 0)
+    monkeypatch.setattr(diagnosis, "HYPOTHESES", (boom, *diagnosis.HYPOTHESES))
+    (case,) = [
+        r
+        for r in _diagnosed(PRECISION._mutant("-theta", apply_rope=PRECISION._apply_conjugate), "apply_rope")
+        if r.id == "apply_rope/half/full-d8" and r.dtype == "float32"
+    ]
+    assert case.diagnosis == ("rotation by -theta (sin negated)",) and case.where
+
+
+def test_outputs_too_large_are_said_to_be_undiagnosed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(diagnosis, "MAX_ELEMENTS", 4)
+    failing = _diagnosed(PRECISION._mutant("-theta", apply_rope=PRECISION._apply_conjugate), "apply_rope")
+    located = [r for r in failing if r.where]
+    assert located and all(not r.diagnosis and r.structure.startswith("not diagnosed (") for r in located)

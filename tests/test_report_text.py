@@ -153,14 +153,14 @@ class TestReach:
         assert row["exactReach"] is None and row["atolReach"] is None and row["meetsContext"] is False
         assert Report({}, [r], context=10).reach_shortfalls() == [
             "float32 rope_cos_sin exceeds 1e-3 already at the smallest swept position, "
-            "below the declared context 10"
+            "below the declared context 10 (positions up to 9)"
         ]
 
     def test_a_reach_below_the_context_fails_naming_both_numbers(self) -> None:
         report = _reach_report(context=131072)
         assert report.failed and report.verdict == "FAIL" and report.exit_code == 1
         sentence = "float32 rope_cos_sin stays within 1e-3 up to position 2^11 = 2048, "
-        sentence += "below the declared context 131072"
+        sentence += "below the declared context 131072 (positions up to 131071)"
         assert report.reach_shortfalls() == [sentence]
         text = report.format_table()
         assert f"FAIL {sentence}" in text and "2^17 NOT met" in text
@@ -430,3 +430,10 @@ class TestPytestForm:
 
     def test_a_pass_passes(self) -> None:
         suite.test_conformance(CaseResult("t5/a", "t5_bucket", "t5", "float64", "pass"))
+
+
+def test_a_context_of_n_tokens_needs_positions_up_to_n_minus_1() -> None:
+    """Positions 0 .. 2047 serve a context of 2048: a reach of 2^11 - 1 meets it, 2^11 - 2 would not."""
+    r = _swept("c", "float32", _sweep([1, 2047, 2048, 2049], [1e-6, 1e-4, 0.5, 0.5], [True] * 4))
+    assert Report({}, [r], context=2048).reach()[0]["meetsContext"] is True
+    assert Report({}, [r], context=2049).reach()[0]["meetsContext"] is False

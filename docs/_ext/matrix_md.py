@@ -103,19 +103,24 @@ def _diagnosis(cell: dict[str, Any]) -> str:
     return "-"
 
 
+def _reached(position: int | None) -> str:
+    """A reach as the report writes it; ``none`` when not even the smallest swept position was within."""
+    return "none" if position is None else format_position(position)
+
+
 def _reach(matrix: dict[str, Any]) -> list[str]:
     """One row per implementation, function and dtype with a reach sweep."""
     lines = [
-        "| implementation | function | dtype | class | within exact up to | within 1e-3 up to | worst error "
-        "| at position |",
+        "| implementation | function | dtype | class | within exact up to | within the absolute tolerance "
+        "up to | worst error | at position |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for column in matrix["columns"]:
         for row in column.get("reach", []):
             lines.append(
                 f"| {md_literal(column['id'], in_table=True)} | {md_literal(row['function'], in_table=True)} "
-                f"| {row['dtype']} | {row.get('phase') or '-'} | {format_position(row.get('exactReach'))} "
-                f"| {format_position(row.get('atolReach'))} | {row['worst']:.3g} "
+                f"| {row['dtype']} | {row.get('phase') or '-'} | {_reached(row.get('exactReach'))} "
+                f"| {_reached(row.get('atolReach'))} ({row['atol']:g}) | {row['worst']:.3g} "
                 f"| {format_position(row.get('worstPosition'))} |"
             )
     return lines if len(lines) > 2 else ["*(No implementation in this matrix ran a reach sweep.)*"]
