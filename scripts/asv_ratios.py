@@ -160,7 +160,7 @@ ROWS: list[Row] = [
             T5,
             {"backend": "numpy", "size": "4096x4096", "bidirectional": bidirectional},
             2.0,
-            2.0,
+            3.3,  # on an AVX-512 CPU NumPy's float64 log is ~3x faster (asv_benchmarks/README.md)
         )
         for bidirectional in [True, False]
     ),
