@@ -843,7 +843,7 @@ def _catalogue() -> tuple[Hypothesis, ...]:
         ),
         h("fairseq padding offset applied twice", ("sinusoidal",), _fairseq_offset(1)),
         h(
-            "interleaved [sin, cos] pairs with tensor2tensor's frequencies (t2t#1423)",
+            "interleaved [sin, cos] pairs with tensor2tensor's frequencies (no permutation of the paper's)",
             ("sinusoidal",),
             _t2t_interleaved,
         ),
