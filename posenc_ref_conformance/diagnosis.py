@@ -34,6 +34,7 @@ honest implementation and checks that the report names it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -88,9 +89,6 @@ class Subject:
         names = self.signature["outputs"]
         values = value if len(names) > 1 else (value,)
         return {name: as_numpy(v) for name, v in zip(names, values, strict=True)}
-
-    def has(self, *names: str) -> bool:
-        return all(self.inputs.get(name) is not None for name in names)
 
     def scaling(self) -> dict[str, Any]:
         value = self.inputs.get("scaling")
@@ -177,7 +175,6 @@ def _other_layout(s: Subject) -> dict[str, np.ndarray] | None:
 
 # --- RoPE ----------------------------------------------------------------------------------------------
 
-ROPE_TABLE = ("rope_cos_sin",)
 ROTATE_WITH_POSITIONS = ("rope", "rope_heads", "rope_from_base")
 ROTATING = ("apply_rope", *ROTATE_WITH_POSITIONS)
 GIVEN_FREQUENCIES = ("rope_cos_sin", "rope", "rope_heads")
@@ -928,25 +925,12 @@ HYPOTHESES: tuple[Hypothesis, ...] = _catalogue()
 # --- judging hypotheses --------------------------------------------------------------------------------
 
 
-class _Reference:
-    """The library on NumPy at float64, with ``function_slopes`` for biases given their slopes."""
+@functools.lru_cache(maxsize=1)
+def _reference() -> Any:
+    """The library on NumPy at float64: the built-in adapter, made once."""
+    from .adapters.posenc_ref import PosencRefAdapter
 
-    def __init__(self) -> None:
-        from .adapters.posenc_ref import PosencRefAdapter
-
-        self._adapter = PosencRefAdapter("numpy")
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._adapter, name)
-
-
-_REFERENCE: list[_Reference] = []
-
-
-def _reference() -> _Reference:
-    if not _REFERENCE:
-        _REFERENCE.append(_Reference())
-    return _REFERENCE[0]
+    return PosencRefAdapter("numpy")
 
 
 def _as_float64(inputs: dict[str, Any]) -> dict[str, Any]:

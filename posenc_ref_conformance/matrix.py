@@ -31,7 +31,7 @@ from typing import Any
 
 from . import __version__
 from .adapters import AdapterError
-from .report_text import format_position
+from .report_text import format_reach
 from .runner import run
 
 __all__ = [
@@ -319,10 +319,9 @@ def reach_lines(column: dict[str, Any]) -> list[str]:
     """A column's reach, one line per function and dtype: ``rope_cos_sin f32: 1e-3 to 2^24 + 1``."""
     lines = []
     for row in column.get("reach", []):
-        reach = row.get("atolReach")
-        where = "nowhere" if reach is None else f"up to {format_position(reach)}"
         lines.append(
-            f"{row['function']} {row['dtype'].replace('float', 'f')}: within {row['atol']:g} {where}"
+            f"{row['function']} {row['dtype'].replace('float', 'f')}: within {row['atol']:g} "
+            f"up to {format_reach(row.get('atolReach'))}"
         )
     return lines
 

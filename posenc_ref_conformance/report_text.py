@@ -20,6 +20,7 @@ __all__ = [
     "example_lines",
     "format_number",
     "format_position",
+    "format_reach",
     "format_tolerance",
     "format_used",
     "format_where",
@@ -71,6 +72,11 @@ def format_position(position: int | None, *, decimal: bool = False) -> str:
             text = f"2^{base.bit_length() - 1}{suffix}"
             return f"{text} = {position}" if decimal else text
     return str(position)
+
+
+def format_reach(position: int | None) -> str:
+    """A reach as the report writes it: the position, or ``none`` when not even the smallest held."""
+    return "none" if position is None else format_position(position)
 
 
 def format_number(value: float | None, spec: str = ".3g") -> str:
@@ -245,9 +251,6 @@ def reach_lines(rows: list[dict[str, Any]], atol: float) -> list[str]:
     if not rows:
         return []
 
-    def reach(value: int | None) -> str:
-        return "none" if value is None else format_position(value)
-
     def context(row: dict[str, Any]) -> str:
         if row["context"] is None:
             return "-"
@@ -261,8 +264,8 @@ def reach_lines(rows: list[dict[str, Any]], atol: float) -> list[str]:
             row["function"],
             row["dtype"],
             row["phase"] or "-",
-            reach(row["exactReach"]),
-            reach(row["atolReach"]),
+            format_reach(row["exactReach"]),
+            format_reach(row["atolReach"]),
             format_number(row["worst"]),
             format_position(row["worstPosition"]),
             context(row),

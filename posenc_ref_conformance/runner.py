@@ -264,7 +264,7 @@ def _judge(
     )
     if status == "fail":
         try:
-            result = _diagnosed(result, adapter, doc, case, inputs, outputs, expected, verdicts, dtype)
+            result = _diagnosed(result, adapter, doc, case, inputs, outputs, expected, verdicts, dtype, judge)
         except Exception:  # a diagnosis that cannot be made never costs the verdict or its detail
             pass
     return result
@@ -336,8 +336,12 @@ def _diagnosed(
     expected: dict[str, np.ndarray],
     verdicts: dict[str, Verdict],
     dtype: str | None,
+    own: Callable[[str, Any, np.ndarray], Verdict],
 ) -> CaseResult:
-    """A failing result with its diagnosis, the worst elements' locations, or the error's structure."""
+    """A failing result with its diagnosis, the worst elements' locations, or the error's structure.
+
+    ``own`` is the case's comparison that judged it (``_case_judge`` at the declared class).
+    """
     function = doc["function"]
     where = [
         place
@@ -369,7 +373,6 @@ def _diagnosed(
             acceptable=False,
         )
 
-    own = _case_judge(adapter, doc, case, inputs, kind, dtype)
     named = diagnosis.diagnose(
         function, doc["signature"], inputs, expected, outputs, own, judge_for, dtype, case.get("phase")
     )

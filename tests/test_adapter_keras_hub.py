@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
-pytest.importorskip("keras_hub", reason="keras-hub is not installed (scripts/matrix/setup_keras_hub.sh)")
+pytest.importorskip(
+    "keras_hub", reason="keras-hub is not installed (scripts/matrix/setup_keras_hub.sh)", exc_type=ImportError
+)
 
 from posenc_ref_conformance.adapters.keras_hub import KerasHubAdapter
 from posenc_ref_conformance.compare import as_numpy

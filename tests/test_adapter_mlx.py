@@ -11,7 +11,9 @@ import pathlib
 
 import pytest
 
-pytest.importorskip("mlx.core", reason="mlx is not installed (pip install 'posenc-ref[mlx]')")
+pytest.importorskip(
+    "mlx.core", reason="mlx is not installed (pip install 'posenc-ref[mlx]')", exc_type=ImportError
+)
 
 from posenc_ref_conformance.adapters import load_adapter
 from posenc_ref_conformance.runner import run

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip(
     "rotary_embedding_torch",
     reason="rotary-embedding-torch is not installed (scripts/matrix/setup_rotary_embedding_torch.sh)",
+    exc_type=ImportError,
 )
 
 from posenc_ref_conformance.adapters.rotary_embedding_torch import RotaryEmbeddingTorchAdapter

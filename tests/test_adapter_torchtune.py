@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("torchtune", reason="torchtune is not installed (scripts/matrix/setup_torchtune.sh)")
+pytest.importorskip(
+    "torchtune", reason="torchtune is not installed (scripts/matrix/setup_torchtune.sh)", exc_type=ImportError
+)
 
 from posenc_ref_conformance.adapters.torchtune import TorchtuneAdapter
 from posenc_ref_conformance.compare import as_numpy

@@ -32,7 +32,7 @@ class TestArrayNamespace:
         assert _compat.normalize_namespace(np).__name__ == "array_api_compat.numpy"
 
     def test_plain_torch_module_is_wrapped(self):
-        torch = pytest.importorskip("torch", reason="torch is not installed")
+        torch = pytest.importorskip("torch", reason="torch is not installed", exc_type=ImportError)
         assert _compat.normalize_namespace(torch).__name__ == "array_api_compat.torch"
 
     def test_non_namespaces_are_none(self):
@@ -81,7 +81,7 @@ class TestDtype:
 
 
 def test_mlx_device_is_none():
-    mx = pytest.importorskip("mlx.core", reason="mlx is not installed")
+    mx = pytest.importorskip("mlx.core", reason="mlx is not installed", exc_type=ImportError)
     assert _compat.device(mx.array([1.0])) is None
     assert _compat.is_mlx_namespace(mx)
 

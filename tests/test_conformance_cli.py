@@ -172,7 +172,9 @@ class TestCheck:
 def test_hf_style_example_adapter_matches_t5_including_float_boundaries() -> None:
     """HF's float32 T5 expression (run by PyTorch) passes every T5 case: the 'acceptable' values at work."""
     pytest.importorskip(
-        "torch", reason="torch is not installed (the example adapter runs HF's expression in it)"
+        "torch",
+        reason="torch is not installed (the example adapter runs HF's expression in it)",
+        exc_type=ImportError,
     )
     report = run(
         load_adapter("posenc_ref_conformance.adapters.examples.hf_style_torch"),

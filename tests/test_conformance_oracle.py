@@ -303,7 +303,9 @@ class TestT5:
         are stored in the golden files (exact as the value, the model as acceptable).
         """
         torch = pytest.importorskip(
-            "torch", reason="torch is not installed (the model evaluation is torch's float32)"
+            "torch",
+            reason="torch is not installed (the model evaluation is torch's float32)",
+            exc_type=ImportError,
         )
         rp = torch.tensor(list(relative))
         nb = num_buckets

@@ -28,8 +28,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-da = pytest.importorskip("dask.array", reason="dask is not installed (pip install dask)")
-dask = pytest.importorskip("dask", reason="dask is not installed (pip install dask)")
+da = pytest.importorskip(
+    "dask.array", reason="dask is not installed (pip install dask)", exc_type=ImportError
+)
+dask = pytest.importorskip("dask", reason="dask is not installed (pip install dask)", exc_type=ImportError)
 
 import array_api_compat.dask.array as dxp  # noqa: E402
 

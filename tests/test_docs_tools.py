@@ -49,8 +49,12 @@ TRICKY = [
 
 @pytest.mark.parametrize("text", TRICKY)
 def test_escaped_text_reads_back_verbatim_in_a_table_cell(text: str) -> None:
-    markdown_it = pytest.importorskip("markdown_it", reason="the docs extra (myst-parser) is not installed")
-    dollarmath = pytest.importorskip("mdit_py_plugins.dollarmath", reason="mdit-py-plugins is not installed")
+    markdown_it = pytest.importorskip(
+        "markdown_it", reason="the docs extra (myst-parser) is not installed", exc_type=ImportError
+    )
+    dollarmath = pytest.importorskip(
+        "mdit_py_plugins.dollarmath", reason="mdit-py-plugins is not installed", exc_type=ImportError
+    )
     from mdtext import md_escape
 
     md = markdown_it.MarkdownIt("commonmark").enable("table").use(dollarmath.dollarmath_plugin)
@@ -62,7 +66,9 @@ def test_escaped_text_reads_back_verbatim_in_a_table_cell(text: str) -> None:
 
 
 def test_literal_holds_backticks_and_pipes() -> None:
-    markdown_it = pytest.importorskip("markdown_it", reason="the docs extra (myst-parser) is not installed")
+    markdown_it = pytest.importorskip(
+        "markdown_it", reason="the docs extra (myst-parser) is not installed", exc_type=ImportError
+    )
     from mdtext import md_literal
 
     md = markdown_it.MarkdownIt("commonmark").enable("table")
@@ -74,7 +80,7 @@ def test_literal_holds_backticks_and_pipes() -> None:
 
 
 def _links(text: str) -> list[tuple[str, str]]:
-    pytest.importorskip("sphinx", reason="the docs extra (sphinx) is not installed")
+    pytest.importorskip("sphinx", reason="the docs extra (sphinx) is not installed", exc_type=ImportError)
     from citations import find_citations
 
     return [(text[a:b], url) for a, b, url in find_citations(text)]
@@ -107,7 +113,7 @@ def test_citations_leave_unknown_repositories_and_bare_numbers_alone() -> None:
 
 
 def test_every_key_of_the_schema_has_a_meaning_on_the_page() -> None:
-    pytest.importorskip("sphinx", reason="the docs extra (sphinx) is not installed")
+    pytest.importorskip("sphinx", reason="the docs extra (sphinx) is not installed", exc_type=ImportError)
     from schema_md import render_schema
 
     schema_path = ROOT / "posenc_ref_conformance" / "golden" / "golden_schema_v1.json"

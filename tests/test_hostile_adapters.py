@@ -98,7 +98,7 @@ class TestBrokenCalls:
             assert details and all(text in d for d in details), (prefix, details[:2])
 
     def test_torch_meta_and_bfloat16_tensors(self, tmp_path: pathlib.Path) -> None:
-        pytest.importorskip("torch", reason="torch is not installed")
+        pytest.importorskip("torch", reason="torch is not installed", exc_type=ImportError)
         spec = _adapter(
             tmp_path,
             """

@@ -144,7 +144,7 @@ class TestInterpolateTable:
         assert_equal(interpolate_table(floats(xp, [[2.0, 3.0]]), 3), [[2.0, 3.0]] * 3, xp=xp)
 
     def test_matches_torch_interpolate(self, xp):
-        torch = pytest.importorskip("torch", reason="torch is not installed")
+        torch = pytest.importorskip("torch", reason="torch is not installed", exc_type=ImportError)
         src = torch.tensor(SOURCE, dtype=torch.float64)
         ref = torch.nn.functional.interpolate(src.T[None], size=9, mode="linear", align_corners=True)[0].T
         assert_close(interpolate_table(floats(xp, SOURCE), 9), ref.numpy(), xp=xp)

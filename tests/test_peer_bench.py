@@ -34,7 +34,7 @@ pb = load_script("peer_bench")
 @pytest.fixture
 def one_torch_thread_restored():
     """The torch worker sets one thread; give the test process its own setting back."""
-    torch = pytest.importorskip("torch", reason="torch is not installed")
+    torch = pytest.importorskip("torch", reason="torch is not installed", exc_type=ImportError)
     threads = torch.get_num_threads()
     yield
     torch.set_num_threads(threads)
@@ -91,7 +91,9 @@ def _check_rows(rows, backend):
 @pytest.mark.parametrize("backend", ["numpy", "torch", "mlx"])
 def test_every_row_runs_at_tiny_sizes(backend, request):
     pytest.importorskip(
-        {"numpy": "numpy", "torch": "torch", "mlx": "mlx.core"}[backend], reason=f"{backend} is not installed"
+        {"numpy": "numpy", "torch": "torch", "mlx": "mlx.core"}[backend],
+        reason=f"{backend} is not installed",
+        exc_type=ImportError,
     )
     if backend == "torch":
         request.getfixturevalue("one_torch_thread_restored")
@@ -108,7 +110,7 @@ def test_every_row_runs_at_tiny_sizes(backend, request):
 
 
 def test_torch_rows_name_the_peers_of_the_issue(one_torch_thread_restored):
-    pytest.importorskip("torch", reason="torch is not installed")
+    pytest.importorskip("torch", reason="torch is not installed", exc_type=ImportError)
     peers = {peer for case in pb.cases_for("torch", pb.QUICK) for peer in case.peers}
     for name in [
         "HF llama apply_rotary_pos_emb",

@@ -295,7 +295,7 @@ class TestApplyRope:
     @pytest.mark.parametrize("layout", LAYOUTS)
     def test_torch_gradients_match_the_plain_formula(self, layout: str) -> None:
         # The in-place products must not corrupt autograd's saved tensors.
-        torch = pytest.importorskip("torch", reason="torch is not installed")
+        torch = pytest.importorskip("torch", reason="torch is not installed", exc_type=ImportError)
         gen = torch.Generator().manual_seed(3)
         leaves = [
             torch.randn(shape, generator=gen, dtype=torch.float64) for shape in ((2, 5, 8), (5, 8), (5, 8))

@@ -440,7 +440,7 @@ def test_every_rope_flag_is_behind_two_cases() -> None:
 
 def test_xpos_scale_is_float64_accurate_on_mlx() -> None:
     """posenc_ref's MLX float64 exp is float64-accurate (MLX's own is float32-accurate there)."""
-    mx = pytest.importorskip("mlx.core", reason="needs mlx")
+    mx = pytest.importorskip("mlx.core", reason="needs mlx", exc_type=ImportError)
     import posenc_ref
 
     q, _ = posenc_ref.xpos_scale(mx.array([100], dtype=mx.int64), 8, dtype=mx.float64)

@@ -125,7 +125,7 @@ def test_ratio_tracks_run_and_return_a_ratio(suite, monkeypatch):
 
 
 def test_torch_ratio_tracks_run_on_one_thread(suite, monkeypatch):
-    torch = pytest.importorskip("torch", reason="torch is not installed")
+    torch = pytest.importorskip("torch", reason="torch is not installed", exc_type=ImportError)
     ratios = importlib.import_module("benchmarks.bench_ratios")
     before = torch.get_num_threads()
     bench = ratios.AlibiRowRatio()

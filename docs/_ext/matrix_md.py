@@ -20,7 +20,7 @@ from typing import Any
 from mdtext import md_escape, md_literal
 
 from posenc_ref_conformance.matrix import library_versions
-from posenc_ref_conformance.report_text import format_position
+from posenc_ref_conformance.report_text import format_position, format_reach
 
 __all__ = ["matrix_page"]
 
@@ -103,11 +103,6 @@ def _diagnosis(cell: dict[str, Any]) -> str:
     return "-"
 
 
-def _reached(position: int | None) -> str:
-    """A reach as the report writes it; ``none`` when not even the smallest swept position was within."""
-    return "none" if position is None else format_position(position)
-
-
 def _reach(matrix: dict[str, Any]) -> list[str]:
     """One row per implementation, function and dtype with a reach sweep."""
     lines = [
@@ -119,8 +114,8 @@ def _reach(matrix: dict[str, Any]) -> list[str]:
         for row in column.get("reach", []):
             lines.append(
                 f"| {md_literal(column['id'], in_table=True)} | {md_literal(row['function'], in_table=True)} "
-                f"| {row['dtype']} | {row.get('phase') or '-'} | {_reached(row.get('exactReach'))} "
-                f"| {_reached(row.get('atolReach'))} ({row['atol']:g}) | {row['worst']:.3g} "
+                f"| {row['dtype']} | {row.get('phase') or '-'} | {format_reach(row.get('exactReach'))} "
+                f"| {format_reach(row.get('atolReach'))} ({row['atol']:g}) | {row['worst']:.3g} "
                 f"| {format_position(row.get('worstPosition'))} |"
             )
     return lines if len(lines) > 2 else ["*(No implementation in this matrix ran a reach sweep.)*"]
