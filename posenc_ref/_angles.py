@@ -530,7 +530,8 @@ def addition_tables(positions: Any, *, xp: Any, dtype: Any, **frequencies: Any) 
     (float64), as for :func:`reduction`; ``dtype`` is the output dtype.
     """
     count = math.prod(positions.shape)
-    if not (count and _compat.is_host_array(positions) and _compat.has_float64(xp)):
+    device = _compat.device(positions)
+    if not (count and _compat.is_host_array(positions) and _compat.has_float64(xp, device)):
         return None
     low_m, high_m = int(xp.min(positions)), int(xp.max(positions))
     bits = (high_m - low_m).bit_length()
@@ -538,9 +539,9 @@ def addition_tables(positions: Any, *, xp: Any, dtype: Any, **frequencies: Any) 
     high_rows = ((high_m - low_m) >> v) + 1
     if 2**v + high_rows > TABLE_SHARE * count:
         return None
-    device, shifted = _compat.device(positions), _compat.widen(positions, xp) - low_m
+    shifted = _compat.widen(positions, xp) - low_m
     d0, d1 = xp.remainder(shifted, 2**v), xp.floor_divide(shifted, 2**v)
-    index = _compat.index_dtype(xp)
+    index = _compat.index_dtype(xp, device)
     consecutive = count == high_m - low_m + 1 and bool(
         xp.all(shifted == _compat.arange(0, count, xp=xp, dtype=index, device=device))
     )

@@ -15,6 +15,10 @@ array-api-compat does not wrap it.  Its differences live here and only here:
 * arrays have no ``.device`` and creation functions take no ``device=``: the
   device of an MLX array is ``None`` here and arrays go to MLX's default device;
 * float64 exists on the CPU device only.
+
+Which 64-bit types a device has is asked of the array-API inspection interface
+(``__array_namespace_info__().dtypes(device=...)``) before the per-library
+knowledge: :func:`has_float64` and :func:`index_dtype`.
 """
 
 from __future__ import annotations
@@ -197,23 +201,106 @@ def full(shape: tuple[int, ...], fill_value: float, *, xp: Any, dtype: Any, devi
     return xp.full(shape, fill_value, dtype=dtype, **_device_kwargs(xp, device))
 
 
-def has_float64(xp: Any, device: Any = None) -> bool:
-    """Whether float64 arithmetic is available for ``xp`` on ``device``.
+#: ``(float64, int64)`` as :func:`_ask_types` answered, by ``(xp, device)``, or by ``(xp, device,
+#: state)`` where a global setting also decides (:func:`_global_state`).
+_TYPES: dict[tuple[Any, ...], tuple[bool, bool]] = {}
 
-    False for MLX off the CPU, for JAX without ``jax_enable_x64`` and for
-    PyTorch on Apple's MPS device; True elsewhere.
+
+def _global_state(xp: Any) -> Any:
+    """The process-wide setting that decides ``xp``'s 64-bit types beside the device, or ``None``.
+
+    MLX: its default device (MLX arrays have no device here, so it decides;
+    ``mx.set_default_device`` changes it).  JAX: the ``jax_enable_x64`` flag
+    (``posenc_ref.backends.namespace`` sets it).
     """
     if is_mlx_namespace(xp):
         import mlx.core as mx
 
-        return mx.default_device() == mx.cpu
+        return mx.default_device()
     if array_api_compat.is_jax_namespace(xp):
         import jax
 
         return bool(jax.config.read("jax_enable_x64"))
-    if array_api_compat.is_torch_namespace(xp):
-        return getattr(device, "type", "cpu") != "mps"
-    return True
+    return None
+
+
+def _inspected(xp: Any, device: Any, kind: str, name: str) -> bool | None:
+    """Whether ``xp.__array_namespace_info__().dtypes(device=device, kind=kind)`` has the key ``name``.
+
+    ``None`` where the namespace has no inspection API (or only under a newer
+    ``api_version``), or the question raises (a device it does not know) or is
+    answered with something other than a dict.
+    """
+    try:
+        dtypes = xp.__array_namespace_info__().dtypes(device=device, kind=kind)
+    except Exception:  # each library raises its own error here
+        return None
+    return name in dtypes if isinstance(dtypes, dict) else None
+
+
+def _ask_types(xp: Any, device: Any, state: Any) -> tuple[bool, bool]:
+    """``(float64, int64)`` for ``xp`` on ``device``: the inspection API's answer, then library knowledge.
+
+    A type is missing where the inspection API leaves it out for ``device``
+    (``None`` asks about the default device); no inspection answer counts as
+    present.  On top, what the inspection may not see: MLX has float64 on its
+    CPU only (``state``, its default device, decides: its arrays have no device
+    here), JAX without x64 (``state`` False) has neither 64-bit type, PyTorch
+    has no float64 on Apple's MPS device.
+    """
+    float64 = _inspected(xp, device, "real floating", "float64") is not False
+    int64 = _inspected(xp, device, "signed integer", "int64") is not False
+    if is_mlx_namespace(xp):
+        import mlx.core as mx
+
+        float64 = float64 and state == mx.cpu
+    elif array_api_compat.is_jax_namespace(xp):
+        float64, int64 = float64 and state, int64 and state
+    elif array_api_compat.is_torch_namespace(xp):
+        float64 = float64 and getattr(device, "type", "cpu") != "mps"
+    return float64, int64
+
+
+def _types(xp: Any, device: Any) -> tuple[bool, bool]:
+    """``(float64, int64)`` for ``xp`` on ``device``, remembered per namespace, device and global state.
+
+    Asking costs an inspection call per kind (PyTorch's creates an empty tensor
+    of every dtype on the device), and every public call asks.  Namespaces
+    without a global state are remembered under ``(xp, device)``, found with
+    one lookup; MLX and JAX under ``(xp, device, state)``.  An unhashable
+    device is remembered by its type and ``repr``.
+    """
+    key: tuple[Any, ...] = (xp, device)
+    try:
+        known = _TYPES.get(key)
+    except TypeError:  # an unhashable device
+        key = (xp, (type(device), repr(device)))
+        known = _TYPES.get(key)
+    if known is not None:
+        return known
+    state = _global_state(xp)
+    if state is not None:
+        key = (*key, state)
+        known = _TYPES.get(key)
+        if known is not None:
+            return known
+    known = _TYPES[key] = _ask_types(xp, device, state)
+    return known
+
+
+def has_float64(xp: Any, device: Any = None) -> bool:
+    """Whether float64 arithmetic is available for ``xp`` on ``device`` (``None``: the default device).
+
+    The array-API inspection interface answers first: float64 must be among
+    ``xp.__array_namespace_info__().dtypes(device=device, kind="real floating")``
+    (array-api-strict's ``Device("no_float64")`` and ``Device("no_x64")`` have
+    none).  Where a namespace has no inspection API, or it raises, float64 is
+    taken to exist.  Then the per-library knowledge the inspection may lack:
+    none for MLX off the CPU, for JAX without ``jax_enable_x64`` or for
+    PyTorch on Apple's MPS device.  Remembered per namespace and device
+    (:func:`_types`).
+    """
+    return _types(xp, device)[0]
 
 
 def compute_dtype(xp: Any, device: Any = None) -> Any:
@@ -221,11 +308,14 @@ def compute_dtype(xp: Any, device: Any = None) -> Any:
     return xp.float64 if has_float64(xp, device) else xp.float32
 
 
-def index_dtype(xp: Any) -> Any:
-    """The widest integer dtype for positions: int64, or int32 for JAX without x64."""
-    if array_api_compat.is_jax_namespace(xp) and not has_float64(xp):
-        return xp.int32
-    return xp.int64
+def index_dtype(xp: Any, device: Any = None) -> Any:
+    """The widest integer dtype for positions on ``device`` (``None``: the default device).
+
+    int64, or int32 where int64 is missing: where the inspection API leaves it
+    out of ``dtypes(device=device, kind="signed integer")``
+    (array-api-strict's ``Device("no_x64")``) and for JAX without x64.
+    """
+    return xp.int64 if _types(xp, device)[1] else xp.int32
 
 
 def computes_with(dtype: Any, xp: Any) -> bool:
@@ -237,8 +327,13 @@ def computes_with(dtype: Any, xp: Any) -> bool:
 
 
 def widen(x: Any, xp: Any) -> Any:
-    """An integer array ``x`` in the index dtype (no copy when it already is)."""
-    return astype(x, index_dtype(xp), xp=xp)
+    """An integer array ``x`` in the index dtype of its device (no copy when it already is).
+
+    int64 arrays are returned at once: a device that holds one has int64, its index dtype.
+    """
+    if x.dtype == xp.int64:
+        return x
+    return astype(x, index_dtype(xp, device(x)), xp=xp)
 
 
 def to_numpy(x: Any) -> Any:

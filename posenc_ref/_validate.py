@@ -437,18 +437,23 @@ def _integer_range(xp: Any, dtype: Any) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
-def _limit(xp: Any) -> int:
-    """``2**62``, or half the index dtype's largest value if smaller (JAX without x64: ``2**30``)."""
-    return min(POSITION_LIMIT, (_integer_range(xp, _compat.index_dtype(xp))[1] + 1) // 2)
+def position_limit(xp: Any, index: Any) -> int:
+    """``2**62``, or half the largest value of the index dtype ``index`` if smaller (int32: ``2**30``)."""
+    return min(POSITION_LIMIT, (_integer_range(xp, index)[1] + 1) // 2)
+
+
+def _index_dtype_of(x: Any, xp: Any) -> Any:
+    """The index dtype of the device of the integer array ``x``: int64 wherever ``x`` is int64."""
+    return xp.int64 if x.dtype == xp.int64 else _compat.index_dtype(xp, _compat.device(x))
 
 
 def _widened(x: Any, name: str, xp: Any) -> tuple[Any, bool]:
-    """``x`` in the index dtype, and whether that cast was exact for every value of ``x.dtype``.
+    """``x`` in the index dtype of its device, and whether that cast was exact for every value of ``x.dtype``.
 
     A dtype wider than the index dtype (uint64) is returned as is (``False``),
     unless the backend cannot compare it (PyTorch's uint64): then a ``TypeError``.
     """
-    if _integer_range(xp, x.dtype)[1] <= _integer_range(xp, _compat.index_dtype(xp))[1]:
+    if _integer_range(xp, x.dtype)[1] <= _integer_range(xp, _index_dtype_of(x, xp))[1]:
         return _compat.widen(x, xp), True
     if not _compat.computes_with(x.dtype, xp):
         rule = f"an array of an integer dtype that {xp.__name__} compares and reduces (pass int64)"
@@ -470,7 +475,7 @@ def check_positions(x: Any, name: str, xp: Any, *, min_ndim: int = 0) -> Any:
 def checked_positions(x: Any, name: str, xp: Any, *, min_ndim: int = 0) -> tuple[Any, tuple[int, int] | None]:
     """:func:`check_positions`, and the ``(min, max)`` it read (``None`` when it read nothing)."""
     check_integer_array(x, name, xp, min_ndim=min_ndim)
-    limit = _limit(xp)
+    limit = position_limit(xp, _index_dtype_of(x, xp))
     low, high = _integer_range(xp, x.dtype)
     x, exact = _widened(x, name, xp)
     span = None
@@ -494,7 +499,7 @@ def check_relative(x: Any, name: str, xp: Any) -> Any:
     x, exact = _widened(x, name, xp)
     if exact:
         return x
-    top = int(xp.iinfo(_compat.index_dtype(xp)).max)  # uint64: saturate before the cast
+    top = int(xp.iinfo(_index_dtype_of(x, xp)).max)  # uint64: saturate before the cast
     return _compat.widen(_compat.clip(x, 0, top, xp=xp), xp)
 
 

@@ -157,7 +157,9 @@ def interpolate_table(table: Any, /, new_length: int) -> Any:
         ``table`` is not of a real floating dtype; ``new_length`` is not an int.
     ValueError
         ``table`` is not 2-D with at least one row; ``new_length < 1``, or an
-        output above ``2**30`` elements (8 GiB in float64).
+        output above ``2**30`` elements (8 GiB in float64); where the index
+        dtype is int32 (JAX without x64, a device without int64),
+        ``(new_length - 1) * (rows - 1) >= 2**31``.
 
     Notes
     -----
@@ -189,7 +191,13 @@ def interpolate_table(table: Any, /, new_length: int) -> Any:
     new_length = _validate.check_int(new_length, "new_length", maximum=limit, reason=reason)
     dev = _compat.device(table)
     cdt = _compat.compute_dtype(xp, dev)
-    idx = _compat.index_dtype(xp)
+    idx = _compat.index_dtype(xp, dev)
+    top = int(xp.iinfo(idx).max)
+    if (new_length - 1) * (rows - 1) > top:  # only reachable with int32 indices
+        index = _validate.dtype_name(idx)
+        rule = f"at most {top // max(rows - 1, 1) + 1} for {rows} rows where the index dtype is {index}"
+        got = _validate.text(f"{new_length} (the row arithmetic i * (rows - 1) would overflow)")
+        raise _validate.value_error("new_length", rule, got)
     numer = _compat.arange(new_length, xp=xp, dtype=idx, device=dev) * (rows - 1)
     denom = max(new_length - 1, 1)
     lower = numer // denom
@@ -220,15 +228,18 @@ def token_positions(mask: Any, /, *, cache_length: int = 0) -> Any:
     Returns
     -------
     array
-        Integer positions (int64, or int32 on JAX without x64), same shape and
-        device as ``mask``.
+        Integer positions in the index dtype of ``mask``'s device (int64, or
+        int32 where it has no int64: JAX without x64, array-api-strict's
+        ``Device("no_x64")``), same shape and device as ``mask``.
 
     Raises
     ------
     TypeError
         ``mask`` is not a bool or integer array; ``cache_length`` not an int.
     ValueError
-        ``mask`` has no dimensions; ``cache_length`` outside ``[0, 2**62]``.
+        ``mask`` has no dimensions; ``cache_length`` outside ``[0, 2**62]``
+        (``[0, 2**30]`` where the index dtype is int32: JAX without x64, a
+        device without int64).
 
     Notes
     -----
@@ -251,16 +262,14 @@ def token_positions(mask: Any, /, *, cache_length: int = 0) -> Any:
     """
     xp = _validate.namespace(mask=mask)
     _validate.check_mask_array(mask, "mask", xp)
-    cache_length = _validate.check_int(
-        cache_length,
-        "cache_length",
-        minimum=0,
-        maximum=_validate.POSITION_LIMIT,
-        reason=_validate.POSITION_REASON,
+    idx = _compat.index_dtype(xp, _compat.device(mask))
+    limit = _validate.position_limit(xp, idx)
+    reason = (
+        _validate.POSITION_REASON if limit == _validate.POSITION_LIMIT else "the index dtype is int32 here"
     )
-    idx = _compat.index_dtype(xp)
+    cache_length = _validate.check_int(cache_length, "cache_length", minimum=0, maximum=limit, reason=reason)
     if xp.isdtype(mask.dtype, "integral"):  # the cast keeps zero and non-zero apart (uint64 too)
         real = _compat.astype(_compat.astype(mask, idx, xp=xp) != 0, idx, xp=xp)
     else:
         real = _compat.astype(mask, idx, xp=xp)
-    return (xp.cumulative_sum(real, axis=-1) + cache_length) * real - 1
+    return (xp.cumulative_sum(real, axis=-1, dtype=idx) + cache_length) * real - 1

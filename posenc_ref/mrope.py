@@ -125,7 +125,7 @@ def _angles_from_components(position_ids: Any, inv_freq: Any, components: Sequen
     """``angles[..., l, s] = position_ids[components[s], ..., l] * inv_freq[s]``."""
     work = _compat.compute_dtype(xp, _compat.device(inv_freq))
     dev = _compat.device(position_ids)
-    index = _compat.asarray(list(components), xp=xp, dtype=_compat.index_dtype(xp), device=dev)
+    index = _compat.asarray(list(components), xp=xp, dtype=_compat.index_dtype(xp, dev), device=dev)
     chosen = _compat.astype(xp.take(position_ids, index, axis=0), work, xp=xp)  # [S, ..., L]
     nd = chosen.ndim
     chosen = xp.permute_dims(chosen, (*range(1, nd), 0))  # [..., L, S]
@@ -227,7 +227,7 @@ def axial_angles(position_ids: Any, inv_freq: Any, /) -> Any:
 def _grid_ids(grid: tuple[int, ...], start: int, time_interval: float, xp: Any, dev: Any) -> Any:
     """``[3, t*h*w]`` ids of one vision block, row-major over (t, h, w), plus ``start``."""
     t, h, w = grid
-    idx = _compat.index_dtype(xp)
+    idx = _compat.index_dtype(xp, dev)
     flat = _compat.arange(t * h * w, xp=xp, dtype=idx, device=dev)
     frame_ids = _compat.asarray([int(f * time_interval) for f in range(t)], xp=xp, dtype=idx, device=dev)
     frame = xp.take(frame_ids, xp.floor_divide(flat, h * w), axis=0)
@@ -281,7 +281,7 @@ def mrope_position_ids(
     plan = _segment_plan(segments, time_interval)
     xp = check_namespace(xp)
     device = check_device(device, xp)
-    idx = _compat.index_dtype(xp)
+    idx = _compat.index_dtype(xp, device)
     parts = []
     for segment, start in plan:
         if isinstance(segment, tuple):
@@ -373,7 +373,7 @@ def vision_position_ids(
         raise value_error("merge_size", f"a divisor of grid_h={grid_h} and grid_w={grid_w}", merge_size)
     xp = check_namespace(xp)
     device = check_device(device, xp)
-    idx = _compat.index_dtype(xp)
+    idx = _compat.index_dtype(xp, device)
     flat = _compat.arange(grid_h * grid_w, xp=xp, dtype=idx, device=device)
     m, windows_per_row = merge_size, grid_w // merge_size
     window, inner = xp.floor_divide(flat, m * m), xp.remainder(flat, m * m)

@@ -181,6 +181,44 @@ def _setting(
     return (default, key) if value is None else (value, f"config[{key!r}]")
 
 
+def _both_agree(config: Mapping[str, Any], layer_type: str | None) -> None:
+    """A config with both ``rope_parameters`` (v5) and ``rope_scaling`` (v4): the two must read the same.
+
+    Identical dicts agree at once; otherwise each is read alone (so the legacy ``type`` key,
+    ``"su"``, and a ``rope_theta`` moved into the v5 dict compare by meaning) and the
+    entries that differ are named.
+    """
+    v5, v4 = config.get("rope_parameters"), config.get("rope_scaling")
+    if v5 is None or v4 is None or v5 == v4:
+        return
+    if not isinstance(v4, Mapping):
+        raise type_error("config['rope_scaling']", "a mapping or null (beside config['rope_parameters'])", v4)
+    new = rope_config_from_hf({k: v for k, v in config.items() if k != "rope_scaling"}, layer_type=layer_type)
+    old = rope_config_from_hf(
+        {k: v for k, v in config.items() if k != "rope_parameters"}, layer_type=layer_type
+    )
+
+    def shown(scaling: Mapping[str, Any], key: str) -> str:
+        return repr(scaling[key]) if key in scaling else "absent"
+
+    differing = [
+        f"{key}: {shown(old.scaling, key)} here, {shown(new.scaling, key)} in config['rope_parameters']"
+        for key in sorted(set(new.scaling) | set(old.scaling))
+        if new.scaling.get(key) != old.scaling.get(key) or (key in new.scaling) != (key in old.scaling)
+    ]
+    if new.base != old.base:
+        differing.append(f"rope_theta: {old.base!r} here, {new.base!r} in config['rope_parameters']")
+    if new.dim != old.dim:
+        differing.append(f"rotated dim: {old.dim} here, {new.dim} in config['rope_parameters']")
+    if differing:
+        rule = (
+            "the same setting as config['rope_parameters'] when a config has both "
+            "(the transformers v4 and v5 names of one dict)"
+        )
+        got = text(f"{len(differing)} different {'entry' if len(differing) == 1 else 'entries'}")
+        raise value_error("config['rope_scaling']", rule, got, hint="; ".join(differing))
+
+
 def rope_config_from_hf(config: Mapping[str, Any], *, layer_type: str | None = None) -> RopeConfig:
     """Resolve the RoPE settings of a Hugging Face model config.
 
@@ -218,8 +256,10 @@ def rope_config_from_hf(config: Mapping[str, Any], *, layer_type: str | None = N
         key that :func:`posenc_ref.rope_frequencies` refuses.  A key that is
         missing or ``null`` takes its default; a key that is present is
         always checked, so ``rope_theta: 0`` or ``head_dim: 0`` is an error,
-        never the default.  Messages name the key as it appears in the
-        config (``config['rope_scaling']['factor']``).
+        never the default.  A config with both ``rope_parameters`` and
+        ``rope_scaling`` whose readings differ (the differing entries are
+        named; identical or equivalent copies are fine).  Messages name the
+        key as it appears in the config (``config['rope_scaling']['factor']``).
 
     Notes
     -----
@@ -240,6 +280,7 @@ def rope_config_from_hf(config: Mapping[str, Any], *, layer_type: str | None = N
     """
     if not isinstance(config, Mapping):
         raise type_error("config", "a mapping (a parsed config.json)", config)
+    _both_agree(config, layer_type)
     params, nested, name = _rope_dict(config, layer_type)
     base, base_name = _setting(params, config, "rope_theta", name, 10000.0)
     base = check_real(base, base_name, exclusive_minimum=1.0)

@@ -164,6 +164,9 @@ def _longrope(dim: int, base: D, keys: ScalingKeys, seq_len: int | None) -> tupl
         attention_factor = D(explicit)
     else:
         factor = D(keys.factor(derive=True))
+        if factor > 1 and original < 2:  # ln(original) = 0: HF's formula divides by zero
+            rule = ">= 2 (LongRoPE's attention factor divides by its logarithm)"
+            raise value_error(keys.name("original_max_position_embeddings"), rule, original)
         attention_factor = D(1) if factor <= 1 else (1 + factor.ln() / D(original).ln()).sqrt()
     extension = long_factor if seq_len is not None and seq_len > original else short_factor
     return [t / D(e) for t, e in zip(_thetas(dim, base.ln()), extension, strict=True)], attention_factor

@@ -1,8 +1,11 @@
 """The ``posenc-ref`` command: ``info``, ``check`` and ``golden``, a thin shell with no logic of its own.
 
 Exit codes: 0 PASS (or success), 1 FAIL, 2 usage error (one line on stderr:
-bad adapter, options, xfail file or golden vectors), 3 NOTHING TESTED (nothing,
-or nothing of a selected scheme, was compared).  ``check`` shows its progress on stderr
+bad adapter, options or xfail file), 3 NOTHING TESTED (no golden case, or nothing
+of a selected scheme, was compared), 4 GOLDEN SET DAMAGED (the golden vectors
+failed verification, before or during the run), 5 SUITE ERROR (a bug in
+posenc-ref itself, with its traceback on stderr).  ``check`` writes its JSON
+report whatever the outcome once its options are read.  ``check`` shows its progress on stderr
 when that is a terminal and the run lasts more than two seconds.  Python callers:
 :func:`posenc_ref_conformance.runner.run`, :mod:`posenc_ref_conformance.golden.generate`,
 :func:`posenc_ref.backends.backend_info`.
@@ -11,11 +14,13 @@ when that is a terminal and the run lasts more than two seconds.  Python callers
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pathlib
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 
 from posenc_ref import __version__ as library_version
@@ -33,6 +38,8 @@ __all__ = ["ADAPTER_ENV", "TIMEOUT_ENV", "main"]
 
 ADAPTER_ENV = "POSENC_REF_ADAPTER"
 TIMEOUT_ENV = "POSENC_REF_TIMEOUT"
+#: Exit code of a bug in posenc-ref itself (never 1, the FAIL code).
+EXIT_INTERNAL = 5
 
 
 class UsageError(Exception):
@@ -213,10 +220,14 @@ def _run_check(args: argparse.Namespace) -> int:
         )
     only = [s.strip() for item in (args.only or []) for s in item.split(",") if s.strip()]
     progress = TerminalProgress(sys.stderr)
+    target = None
     try:
         target = _json_target(args.json)
         xfails = _xfails(args.xfails)
         context, reach_atol = _context(args.context), _reach_atol(args.reach_atol)
+        if args.golden is not None and not pathlib.Path(args.golden).is_dir():
+            msg = f"--golden must name a golden directory; {args.golden!r} is not a directory"
+            raise UsageError(msg)
         report = run(
             spec,
             only=only,
@@ -230,23 +241,53 @@ def _run_check(args: argparse.Namespace) -> int:
         )
     except GoldenError as exc:
         remedy = "export or generate it again" if args.golden else "reinstall posenc-ref"
-        return _usage(f"golden vectors failed verification: {exc} ({remedy})")
+        progress.close()
+        return _stopped(spec, target, "golden", f"golden vectors failed verification: {exc} ({remedy})")
     except (UsageError, AdapterError, ValueError) as exc:
-        return _usage(str(exc))
+        return _stopped(spec, target, "usage", str(exc))
+    except Exception as exc:  # a bug of the suite: exit 5, never 1 (FAIL)
+        progress.close()
+        return _stopped(spec, target, "internal", f"{type(exc).__name__}: {exc}", traceback.format_exc())
     finally:
         progress.close()
-    print(report.format_table(failures=args.max_failures), flush=True)
-    if report.stale_xfails:
-        print(
-            f"warning: {len(report.stale_xfails)} stale xfail entries: {', '.join(report.stale_xfails)}",
-            file=sys.stderr,
-        )
-    if target is not None:
+    if target is not None:  # first: a reader that goes away (``| head``) never costs the report
         try:
             report.write_json(target)
         except OSError as exc:
             return _usage(f"--json {args.json!r} cannot be written ({exc.strerror or exc})")
-        print(f"JSON report written to {target}")
+    if report.abort is not None and report.abort["kind"] == "internal":
+        print(report.abort["traceback"].rstrip(), file=sys.stderr)
+    try:
+        print(report.format_table(failures=args.max_failures), flush=True)
+        if report.stale_xfails:
+            stale = ", ".join(report.stale_xfails)
+            print(f"warning: {len(report.stale_xfails)} stale xfail entries: {stale}", file=sys.stderr)
+        if target is not None:
+            print(f"JSON report written to {target}")
+    except BrokenPipeError:  # the verdict stands, whoever stopped reading
+        _silence_stdout()
+    return report.exit_code
+
+
+def _stopped(spec: str, target: pathlib.Path | None, kind: str, message: str, trace: str = "") -> int:
+    """A check with no verdict: one line (after the traceback, if any) on stderr, the JSON report, its code.
+
+    ``kind``: ``usage`` (exit 2), ``golden`` (4) or ``internal`` (5).  The JSON report
+    is written whenever its path was read, so an earlier run's report never stands
+    in for this one.
+    """
+    from .results import Report
+
+    report = Report({"name": spec}, [], abort={"kind": kind, "message": message, "traceback": trace})
+    if trace:
+        print(trace.rstrip(), file=sys.stderr)
+    what = {"usage": "error", "golden": "damaged golden set"}.get(
+        kind, "internal error (a bug in posenc-ref, not a verdict)"
+    )
+    print(f"posenc-ref: {what}: {' '.join(message.split())}", file=sys.stderr)
+    if target is not None:
+        with contextlib.suppress(OSError):
+            report.write_json(target)
     return report.exit_code
 
 
@@ -269,18 +310,27 @@ def _add_matrix(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_matrix(args: argparse.Namespace) -> int:
-    from .matrix import build, load_classification, render_html, run_columns, unexplained
+    from .matrix import build, check_report, load_classification, render_html, run_columns, unexplained
 
     if not args.adapters and not args.reports:
         return _usage(
             "matrix needs ADAPTER arguments or --reports (try: posenc-ref matrix posenc_ref mlx --out m)"
         )
     try:
-        reports = [json.loads(pathlib.Path(p).read_text(encoding="utf-8")) for p in args.reports]
+        reports = [
+            check_report(json.loads(pathlib.Path(p).read_text(encoding="utf-8")), p) for p in args.reports
+        ]
         classification = load_classification(args.classification) if args.classification else {}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         return _usage(f"matrix input cannot be read: {exc}")
-    ran, unavailable = run_columns(args.adapters, timeout=_timeout(args.timeout))
+    try:
+        ran, unavailable = run_columns(args.adapters, timeout=_timeout(args.timeout))
+    except GoldenError as exc:
+        print(
+            f"posenc-ref: damaged golden set: {' '.join(str(exc).split())} (reinstall posenc-ref)",
+            file=sys.stderr,
+        )
+        return 4
     command = args.command or "posenc-ref matrix " + " ".join(
         [*args.adapters, *(["--reports", *args.reports] if args.reports else [])]
     )
@@ -332,7 +382,10 @@ def _add_export(exp: argparse.ArgumentParser) -> None:
         "--scaling", metavar="JSON", help="a rope-parameters dict, as JSON text or a file (with --head-dim)"
     )
     exp.add_argument(
-        "--out", required=True, metavar="DIR", help="folder to write (replaces an earlier export)"
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="folder to write: new, empty or an earlier export, replaced only once the new one is complete",
     )
     exp.add_argument(
         "--positions",
@@ -370,6 +423,9 @@ def _scaling_source(args: argparse.Namespace) -> dict[str, object]:
     from .golden import export
 
     scaling = export.parse_scaling(args.scaling)
+    if scaling is not None and not isinstance(scaling, dict):
+        msg = f"--scaling must be a JSON object (a rope-parameters dict); got {type(scaling).__name__}"
+        raise UsageError(msg)
     base = args.base if args.base is not None else (scaling or {}).get("rope_theta")
     if args.head_dim is None or base is None:
         msg = "--scaling needs --head-dim and --base (or rope_theta in the dict)"
@@ -411,6 +467,11 @@ def _run_export(args: argparse.Namespace) -> int:
         names = export.export(args.out, source, options)
     except (UsageError, ValueError) as exc:
         return _usage(str(exc))
+    except export.ExportError as exc:  # named, and an earlier export is kept
+        if exc.filesystem:  # a file that cannot be written (full disk, permissions): exit 2, one line
+            return _usage(str(exc))
+        print(f"posenc-ref: error: {exc}", file=sys.stderr)
+        return 5  # SUITE ERROR: the export itself failed (a bug in posenc-ref)
     for line in export.summary(args.out, names, time.perf_counter() - start):
         print(line)
     print(f"check against them: posenc-ref check ADAPTER --golden {args.out}")
@@ -487,6 +548,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null (its reader went away), so Python's exit flush cannot fail."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -496,8 +563,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as other CLIs do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
         return 1
+    except Exception as exc:  # a bug of the tool: its own exit code, never 1 (FAIL)
+        print(traceback.format_exc().rstrip(), file=sys.stderr)
+        print(f"posenc-ref: internal error (a bug in posenc-ref, not a verdict): {exc!r}", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .golden import _format
+from .golden import GoldenError, _format
 
 __all__ = [
     "Mismatch",
@@ -66,24 +66,33 @@ class Verdict:
 
 
 def as_numpy(x: Any) -> np.ndarray:
-    """Host NumPy copy of anything an adapter may return (NumPy, torch, JAX, MLX, CuPy, Dask, DLPack)."""
+    """Host NumPy array of anything an adapter may return (NumPy, torch, JAX, MLX, CuPy, Dask, DLPack).
+
+    Always a base-class ``numpy.ndarray`` (a view where one suffices): a subclass
+    (a masked array, one overriding ``__eq__`` or ``__array_ufunc__``) is read as
+    its plain data.  Objects of other libraries are read through DLPack first
+    (``np.from_dlpack``), then through ``np.asarray``.
+    """
     if isinstance(x, np.ndarray):
-        return x
+        return np.ndarray.view(x, np.ndarray)
     if isinstance(x, (bool, int, float, np.generic)):
         return np.asarray(x)
     module = type(x).__module__.split(".")[0]
     if module == "torch":
-        return x.detach().cpu().numpy()
+        return np.asarray(x.detach().cpu().numpy())
     if module == "cupy":
-        return x.get()
+        return np.asarray(x.get())
     if module == "dask":
         return np.asarray(x.compute())
+    if module not in ("jax", "jaxlib", "mlx") and hasattr(x, "__dlpack__"):
+        try:
+            return np.asarray(np.from_dlpack(x))
+        except Exception:  # e.g. memory NumPy cannot reach: the array protocols may still read it
+            pass
     try:
         return np.asarray(x)
     except Exception:
         pass
-    if hasattr(x, "__dlpack__"):
-        return np.from_dlpack(x)
     msg = f"output of type {type(x).__name__} is neither NumPy-convertible nor DLPack"
     raise Mismatch(msg)
 
@@ -197,8 +206,23 @@ def _tolerance_used(err: np.ndarray, allowed: np.ndarray, judged: np.ndarray) ->
     if not np.any(judged):
         return 0.0
     e, a = err[judged], allowed[judged]
-    ratio = np.where(a > 0, e / np.where(a > 0, a, 1.0), np.where(e > 0, np.inf, 0.0))
+    with np.errstate(over="ignore", divide="ignore"):  # a huge error over a tiny allowance is inf: fine
+        ratio = np.where(a > 0, e / np.where(a > 0, a, 1.0), np.where(e > 0, np.inf, 0.0))
     return float(np.max(ratio))
+
+
+def _checked_tolerance(tolerance: dict[str, Any]) -> dict[str, float]:
+    """``tolerance`` if each of atol, rtol and maxUlp is a finite number >= 0, else a GoldenError.
+
+    The golden set's validator bounds tolerances per function; this is the
+    comparison's own guard, so no caller can hand it an ``atol`` of ``inf``.
+    """
+    for key in ("atol", "rtol", "maxUlp"):
+        value = tolerance.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+            msg = f"tolerance {key} must be a finite number >= 0; the golden case gives {value!r}"
+            raise GoldenError(msg)
+    return tolerance
 
 
 def within_tolerance(
@@ -207,11 +231,15 @@ def within_tolerance(
     """Per element: ``err <= atol + rtol |expected|``, or (``ulps`` given) within ``maxUlp`` ulps.
 
     The exact class's element test (the golden file's stored tolerance at the run dtype).
+    A non-finite expected value is compared by exact equality, and outputs are
+    finite (:func:`compare_output` refuses others), so it never matches: without
+    that, ``rtol |inf|`` would accept any finite output.
     """
-    ok = err <= tolerance["atol"] + tolerance["rtol"] * np.abs(expected)
+    finite = np.isfinite(expected)
+    ok = err <= tolerance["atol"] + tolerance["rtol"] * np.abs(np.where(finite, expected, 0.0))
     if ulps is not None:
         ok |= ulps <= tolerance.get("maxUlp", 0)
-    return ok
+    return ok & finite
 
 
 def compare_output(
@@ -259,7 +287,7 @@ def compare_output(
             worst=_worst(failing, diff, a, expected, np.zeros(diff.shape)),
             failing=failing,
         )
-    tol = tolerance or {"atol": 0.0, "rtol": 0.0, "maxUlp": 0}
+    tol = _checked_tolerance(tolerance or {"atol": 0.0, "rtol": 0.0, "maxUlp": 0})
     if mode == "causal_rowshift" and positions is not None:
         a64, e = _rowshift(a, expected, *positions)
         ulps = np.zeros_like(e)

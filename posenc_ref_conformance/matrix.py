@@ -37,6 +37,7 @@ from .runner import run
 __all__ = [
     "CLASSES",
     "build",
+    "check_report",
     "column_id",
     "differences",
     "entries_for",
@@ -70,10 +71,88 @@ def run_columns(specs: Iterable[str], *, timeout: float) -> tuple[list[dict[str,
         except AdapterError as exc:
             unavailable[spec] = str(exc)
             continue
+        if report.abort is not None:  # a run that did not finish is no column
+            unavailable[spec] = f"{report.verdict}: {report.abort['message']}"
+            continue
         data = report.to_json()
         data["spec"] = spec
         reports.append(data)
     return reports, unavailable
+
+
+def _problem(where: str, what: str, value: Any) -> ValueError:
+    shown = json.dumps(value) if _jsonable(value) else repr(value)
+    return ValueError(f"{where}: {what}; got {shown[:80]}")
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+#: The fields of one result of a JSON report the matrix reads: name -> (types allowed, what it is).
+_RESULT_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "resultId": ((str,), "a string"),
+    "id": ((str,), "a string"),
+    "function": ((str,), "a string"),
+    "scheme": ((str,), "a string"),
+    "status": ((str,), f"one of {list(STATUS_ORDER)}"),
+    "detail": ((str,), "a string"),
+    "flags": ((list,), "a list of strings"),
+}
+
+
+def check_report(report: Any, where: str) -> dict[str, Any]:
+    """``report`` if it has the shape of ``posenc-ref check --json`` output the matrix reads, else ValueError.
+
+    ``where`` names the report (its file) in the message, with the field that is wrong.
+    """
+    if not isinstance(report, dict):
+        raise _problem(where, "a report is a JSON object", type(report).__name__)
+    if report.get("abort") is not None:
+        raise _problem(
+            where, "the run did not finish (no verdict), so it is no column", report.get("verdict")
+        )
+    for key in ("adapter", "suite"):
+        if not isinstance(report.get(key), dict):
+            raise _problem(where, f"{key!r} must be an object", report.get(key))
+    if "spec" in report and not isinstance(report["spec"], str):
+        raise _problem(where, "'spec' must be a string", report["spec"])
+    if not isinstance(report.get("declared", {}), dict):
+        raise _problem(where, "'declared' must be an object", report.get("declared"))
+    results, reach = report.get("results"), report.get("reach", [])
+    if not isinstance(results, list):
+        raise _problem(where, "'results' must be a list", results)
+    for n, r in enumerate(results):
+        at = f"{where}: results[{n}]"
+        if not isinstance(r, dict):
+            raise _problem(at, "a result is an object", r)
+        for key, (types, what) in _RESULT_FIELDS.items():
+            if not isinstance(r.get(key), types):
+                raise _problem(at, f"{key!r} must be {what}", r.get(key))
+        if r["status"] not in STATUS_ORDER or not all(isinstance(f, str) for f in r["flags"]):
+            raise _problem(at, f"'status' must be one of {list(STATUS_ORDER)} and 'flags' strings", r)
+        error = r.get("max_abs_err")
+        if error is not None and (isinstance(error, bool) or not isinstance(error, (int, float))):
+            raise _problem(at, "'max_abs_err' must be a number or null", error)
+        diagnosis = r.get("diagnosis", [])
+        if not isinstance(diagnosis, list) or not all(isinstance(d, str) for d in diagnosis):
+            raise _problem(at, "'diagnosis' must be a list of strings", diagnosis)
+        if not isinstance(r.get("structure", ""), str):
+            raise _problem(at, "'structure' must be a string", r.get("structure"))
+    if not isinstance(reach, list):
+        raise _problem(where, "'reach' must be a list", reach)
+    for n, row in enumerate(reach):
+        fine = isinstance(row, dict) and isinstance(row.get("function"), str)
+        fine = fine and isinstance(row.get("dtype"), str) and isinstance(row.get("atol"), (int, float))
+        position = row.get("atolReach") if isinstance(row, dict) else None
+        if not fine or not (position is None or type(position) is int):
+            at = f"{where}: reach[{n}]"
+            raise _problem(at, "a reach row needs function, dtype, atol, atolReach", row)
+    return report
 
 
 def load_classification(path: str | os.PathLike[str]) -> dict[str, list[dict[str, str]]]:
@@ -89,7 +168,13 @@ def load_classification(path: str | os.PathLike[str]) -> dict[str, list[dict[str
         msg = f"{path}: a classification is an object of column -> entries; got {type(data).__name__}"
         raise ValueError(msg)
     for column, entries in data.items():
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            msg = f"{path}: {column}: entries must be a list of objects; got {type(entries).__name__}"
+            raise ValueError(msg)
         for entry in entries:
+            if not all(isinstance(entry.get(k, ""), str) for k in ("match", "class", "note", "repro")):
+                msg = f"{path}: {column}: entry {entry}: match, class, note and repro are strings"
+                raise ValueError(msg)
             missing = {"match", "class", "note"} - set(entry)
             if missing or entry["class"] not in CLASSES:
                 msg = f"{path}: {column}: entry {entry} needs match, note and a class of {list(CLASSES)}"

@@ -14,6 +14,7 @@ from typing import Any
 
 __all__ = [
     "NOT_DIAGNOSED",
+    "abort_lines",
     "accuracy_lines",
     "class_text",
     "columns",
@@ -280,3 +281,20 @@ def reach_lines(rows: list[dict[str, Any]], atol: float) -> list[str]:
         *(f"  {line}" for line in columns(header, cells, right="lllrrrrl")),
         f"up to: every swept position up to it met the bound (none: not even the smallest); swept to {swept}",
     ]
+
+
+def abort_lines(abort: dict[str, str], done: int) -> list[str]:
+    """Why a run stopped part-way, what that means for the verdict, and what to do."""
+    if abort["kind"] == "golden":
+        head = "the run stopped: a golden case is damaged (not the implementation's failure)"
+        remedy = "export or generate the golden set again, or reinstall posenc-ref for the shipped one"
+    elif abort["kind"] == "usage":
+        head = "the run could not start (a usage error)"
+        remedy = "see posenc-ref check --help"
+    else:
+        head = "the run stopped: the suite itself failed (a bug in posenc-ref, not a verdict)"
+        remedy = "please report it with the traceback below"
+    lines = [f"\n{head}", f"  {strip_controls(abort['message'])}", f"  results before it stopped: {done}"]
+    lines.append(f"  {remedy}")
+    lines += [f"  | {line}" for line in strip_controls(abort.get("traceback", "")).rstrip().splitlines()]
+    return lines

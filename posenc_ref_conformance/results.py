@@ -19,9 +19,15 @@ verdict    exit meaning
 PASS       0    at least one result was compared, none failed
 FAIL       1    a compared result failed (an xfail entry does not count), or
                 a function's reach fell short of the declared context
-(usage)    2    the run could not start: bad adapter, options or golden files
-NOTHING    3    nothing was compared, or nothing of a scheme or function the
-TESTED          run was asked for (``--only``): never reported as PASS
+USAGE      2    the run could not start: bad adapter, options or xfail file
+ERROR           (the CLI writes this JSON report; the text is one line on stderr)
+NOTHING    3    no golden case was compared (invariants alone never count), or
+TESTED          nothing of a scheme or function the run was asked for
+                (``--only``): never reported as PASS
+GOLDEN SET 4    the golden set failed verification (edited, resealed, unsafe),
+DAMAGED         before or during the run: never blamed on the implementation
+SUITE      5    the suite itself failed (a bug in posenc-ref): the report says so,
+ERROR           with the traceback
 ========== ==== ===========================================================
 """
 
@@ -37,6 +43,7 @@ from typing import Any
 
 from .report_text import (
     NOT_DIAGNOSED,
+    abort_lines,
     accuracy_lines,
     class_text,
     example_lines,
@@ -49,8 +56,10 @@ from .report_text import (
 )
 
 __all__ = [
+    "ABORT_VERDICTS",
     "COMPARED",
     "EXIT_CODES",
+    "INVARIANT",
     "NOT_DIAGNOSED",
     "SCHEMES",
     "STATUSES",
@@ -62,7 +71,19 @@ SCHEMES = ("sinusoidal", "learned", "rope", "t5", "alibi", "kernel_bias", "shaw"
 STATUSES = ("pass", "fail", "skip", "xfail", "xpass", "beyond-precision")
 #: Statuses of results that were compared with the expected value (or error).
 COMPARED = ("pass", "fail", "xfail", "xpass")
-EXIT_CODES = {"PASS": 0, "FAIL": 1, "NOTHING TESTED": 3}
+EXIT_CODES = {
+    "PASS": 0,
+    "FAIL": 1,
+    "USAGE ERROR": 2,
+    "NOTHING TESTED": 3,
+    "GOLDEN SET DAMAGED": 4,
+    "SUITE ERROR": 5,
+}
+#: The verdict of a run that did not finish, by :attr:`Report.abort`'s kind (``usage``: the CLI's
+#: report of a check that could not start, so an earlier report never stands in for it).
+ABORT_VERDICTS = {"usage": "USAGE ERROR", "golden": "GOLDEN SET DAMAGED", "internal": "SUITE ERROR"}
+#: The ``function`` of an invariant's result (golden results carry their canonical function).
+INVARIANT = "invariant"
 
 #: Lines of captured adapter output shown in the text report (the JSON report has all of it).
 OUTPUT_LINES = 40
@@ -130,6 +151,9 @@ class Report:
     context: int | None = None
     #: The absolute tolerance of the second reach (``--reach-atol``).
     reach_atol: float = 1e-3
+    #: A run that stopped part-way: ``kind`` (``golden``: a damaged case; ``internal``: a bug of
+    #: the suite), ``message`` and ``traceback``.  Its results are those done before it stopped.
+    abort: dict[str, str] | None = None
 
     @property
     def failed(self) -> bool:
@@ -140,8 +164,13 @@ class Report:
         return Counter(r.status for r in self.results)
 
     def uncompared(self) -> list[str]:
-        """The whole run (``"everything"``) or the selected schemes/functions with nothing compared."""
-        if not any(r.compared for r in self.results):
+        """The whole run (``"everything"``) or the selected schemes/functions with nothing compared.
+
+        Invariants alone never make a run tested: with no golden case compared
+        (a golden set with no cases, or every case skipped) the whole run is
+        uncompared, however many invariants held.
+        """
+        if not any(r.compared and r.function != INVARIANT for r in self.results):
             return ["everything"]
         return [
             name
@@ -151,6 +180,8 @@ class Report:
 
     @property
     def verdict(self) -> str:
+        if self.abort is not None:
+            return ABORT_VERDICTS[self.abort["kind"]]
         if self.failed:
             return "FAIL"
         return "NOTHING TESTED" if self.uncompared() else "PASS"
@@ -317,6 +348,8 @@ class Report:
         2^11, 0.885 at 2^24 + 1)``: per float dtype (float32 first) the function that
         reaches least far under ``reach_atol``, and the declared context if any.
         """
+        if self.abort is not None:
+            return f"RESULT: {self.verdict} ({' '.join(self.abort['message'].split())[:200]})"
         parts = [class_text(self.declared.get("phase"))]
         rows = self.reach()
         for dtype in FLOAT_DTYPES:
@@ -353,6 +386,7 @@ class Report:
             "context": self.context,
             "reachAtol": self.reach_atol,
             "result": self.result_line(),
+            "abort": self.abort,
             "staleXfails": self.stale_xfails,
             "warnings": self.warnings,
             "adapterOutput": self.adapter_output,
@@ -401,13 +435,19 @@ class Report:
         lines += [f"\nwarning: {w}" for w in self.warnings]
         missing = self.uncompared()
         if missing:
-            what = "nothing was compared" if missing == ["everything"] else "nothing was compared for "
+            what = (
+                "no golden case was compared (invariants alone never pass a run)"
+                if missing == ["everything"]
+                else "nothing was compared for "
+            )
             lines.append("\n" + what + ("" if missing == ["everything"] else ", ".join(missing)))
             lines += [f"  skipped {n}x: {reason}" for reason, n in self.skip_reasons()]
         if self.adapter_output.strip():
             shown = self.adapter_output.rstrip("\n").splitlines()
             lines.append(f"\nadapter output ({len(shown)} lines; each shown after '| '):")
             lines += [f"  | {line}" for line in shown[-OUTPUT_LINES:]]
+        if self.abort is not None:
+            lines += abort_lines(self.abort, len(self.results))
         lines.append("\n" + self.result_line())
         return "\n".join(lines)
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import os
 import pathlib
 import platform
 import time
+import traceback
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -184,7 +186,7 @@ def _run_case(
     if invalid and "DataDependentCheck" in case["flags"] and not adapter.capabilities.data_dependent_errors:
         return dataclasses.replace(base, detail="adapter does not check array values (lazy backend)")
     args, kwargs = _arguments(doc, inputs, dtype or "float64")
-    outcome = adapter.outcome(function, *args, **kwargs)
+    outcome = adapter.outcome(function, *args, expected_bytes=_expected_bytes(case), **kwargs)
     if outcome.kind == "unsupported":
         return dataclasses.replace(base, detail=outcome.describe())
     if invalid:
@@ -193,12 +195,17 @@ def _run_case(
     if outcome.kind != "ok":
         return dataclasses.replace(base, status="fail", detail=outcome.describe())
     fresh = _decode_inputs(case, doc["castInputs"], dtype)  # judged against the suite's own copy
-    try:
-        return _judge(adapter, doc, case, fresh, outcome.value, base, dtype)
-    except Exception as exc:  # an output the comparison cannot digest is the adapter's failure
-        return dataclasses.replace(
-            base, status="fail", detail=f"the output cannot be compared: {type(exc).__name__}: {exc}"
-        )
+    # Outputs arrive as plain numeric NumPy arrays of the declared count (isolation.to_host); what the
+    # comparison cannot digest is a Mismatch (the adapter's failure).  Any other exception here is a
+    # bug of the suite, or a damaged case: the run stops with its own verdict, never FAIL.
+    return _judge(adapter, doc, case, fresh, outcome.value, base, dtype)
+
+
+def _expected_bytes(case: dict[str, Any]) -> int | None:
+    """The bytes of a value case's expected outputs at float64 (bounds the reply); None for invalid inputs."""
+    if case["result"] == "invalid":
+        return None
+    return sum(8 * math.prod(value["shape"]) for value in case["expected"].values())
 
 
 def _phase_class(adapter: Adapter, doc: dict[str, Any], case: dict[str, Any]) -> str:
@@ -423,8 +430,10 @@ def _golden_results(
     docs: Iterable[dict[str, Any]],
     only: set[str] | None,
     progress: Progress | None = None,
+    results: list[CaseResult] | None = None,
 ) -> list[CaseResult]:
-    results = []
+    """Every golden case's results, appended to ``results`` (so a run that stops keeps those done)."""
+    results = [] if results is None else results
     docs = [doc for doc in docs if not only or doc["scheme"] in only or doc["function"] in only]
     total = sum(
         len(d["cases"]) * (len(d["dtypes"]) if d["dtypes"][0] in ("float64", "float32") else 1) for d in docs
@@ -514,9 +523,13 @@ def run(
     ``context``: the context length the implementation must serve (a positive
     integer; ``None``: the adapter's declared ``Capabilities.context``);
     ``reach_atol``: the absolute tolerance of the report's second reach.
+    A run that stops part-way (a golden case found damaged while it runs, or a
+    bug of the suite) still returns its report, with the results done so far and
+    :attr:`Report.abort` saying why (verdict ``GOLDEN SET DAMAGED`` or ``SUITE
+    ERROR``, never ``FAIL``).
     Raises :class:`~.adapters.AdapterError` when the adapter cannot be loaded or
     implements nothing, :class:`~.golden.GoldenError` when the golden vectors fail
-    verification, ``ValueError`` for an ``only`` naming no scheme or function, and
+    verification before the run, ``ValueError`` for an ``only`` naming no scheme or function, and
     ``TypeError``/``ValueError`` for a ``context`` or ``reach_atol`` that is not positive.
     """
     start = time.perf_counter()
@@ -540,16 +553,27 @@ def run(
     else:
         check_adapter(adapter, str(adapter.name))
         executor = InProcessExecutor(adapter)
+    results: list[CaseResult] = []
+    abort = None
     try:
         proxy = ProxyAdapter(executor)
-        results = _golden_results(proxy, docs, set(wanted) or None, progress)
+    except BaseException:
+        executor.close()
+        raise
+    try:
+        _golden_results(proxy, docs, set(wanted) or None, progress, results)
         if invariants:
             if progress is not None:
                 progress(len(results), len(results), "invariants")
             results += run_invariants(proxy, only=set(wanted) or None)
-        description = proxy.describe()
+    except golden.GoldenError as exc:  # a case the verification let through is damaged
+        abort = {"kind": "golden", "message": str(exc), "traceback": ""}
+    except Exception as exc:  # a bug of the suite: its own verdict, never the implementation's FAIL
+        message = f"{type(exc).__name__}: {exc}"
+        abort = {"kind": "internal", "message": message, "traceback": traceback.format_exc()}
     finally:
         output = executor.close()
+    description = proxy.describe()
     stale = _apply_xfails(results, xfails)
     suite = {
         "name": "posenc-ref conformance",
@@ -573,4 +597,5 @@ def run(
         declared={"phase": proxy.capabilities.phase, "variants": dict(proxy.capabilities.variants)},
         context=context if context is not None else proxy.capabilities.context,
         reach_atol=float(reach_atol),
+        abort=abort,
     )

@@ -3,7 +3,7 @@
 Each test copies the shipped vectors, damages the copy the way a hand edit
 would (sometimes recomputing the checksums, as a careful editor would), and
 shows that :func:`posenc_ref_conformance.golden.verify` names the file and the
-problem, and that ``posenc-ref check`` exits 2 without running anything.
+problem, and that ``posenc-ref check`` exits 4 (golden set damaged) without running anything.
 """
 
 from __future__ import annotations
@@ -43,10 +43,13 @@ def _edit(path: pathlib.Path, change: Any, *, checksum: bool = True) -> None:
 def _reindex(directory: pathlib.Path, **overrides: Any) -> None:
     """Recompute index.json's hashes (and counts unless overridden), as a careful editor would."""
     index = json.loads((directory / "index.json").read_text())
+    index["casesPerScheme"] = {}
     for entry in index["files"]:
         data = (directory / entry["file"]).read_bytes()
         entry["sha256"] = hashlib.sha256(data).hexdigest()
         entry["numberOfCases"] = overrides.get("numberOfCases", len(json.loads(data)["cases"]))
+        scheme = index["casesPerScheme"].get(entry["scheme"], 0)
+        index["casesPerScheme"][entry["scheme"]] = scheme + entry["numberOfCases"]
     index["totalCases"] = sum(e["numberOfCases"] for e in index["files"])
     (directory / "index.json").write_bytes(_format.dumps(index))
 
@@ -143,11 +146,11 @@ def _verify_as_shipped(directory: pathlib.Path) -> None:
 def test_check_refuses_tampered_vectors(
     vectors: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The CLI (shipped vectors edited in place): exit 2, one line naming the file, nothing run."""
+    """The CLI (shipped vectors edited in place): exit 4, one line naming the file, nothing run."""
     _edit(vectors / "sinusoidal.json", _loosen)
     _reindex(vectors)
     monkeypatch.setattr(golden, "VECTORS_DIR", vectors)
-    assert main(["check", "posenc_ref"]) == 2
+    assert main(["check", "posenc_ref"]) == 4  # GOLDEN SET DAMAGED
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
     assert "golden vectors failed verification" in captured.err and "index.json" in captured.err

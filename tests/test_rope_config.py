@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import pathlib
+import re
 from typing import Any
 
 import pytest
@@ -254,3 +255,52 @@ class TestRopeConfigFromHf:
             return
         with pytest.raises(error, match=match):
             rope_config_from_hf(config, **kwargs)
+
+
+class TestBothNames:
+    """``rope_parameters`` (transformers v5) and ``rope_scaling`` (v4) in one config: they must agree."""
+
+    @staticmethod
+    def both(v5: Any, v4: Any, **top: Any) -> dict[str, Any]:
+        config = {k: v for k, v in load("llama3_1_8b").items() if k != "rope_scaling"}
+        return {**config, **top, "rope_parameters": v5, "rope_scaling": v4}
+
+    def test_identical_and_equivalent_copies(self) -> None:
+        v5 = load("llama3_1_8b")["rope_scaling"]
+        expected = rope_config_from_hf(load("llama3_1_8b"))
+        legacy = {("type" if k == "rope_type" else k): v for k, v in v5.items()}
+        moved = {**v5, "rope_theta": 500000.0}  # v5 keeps rope_theta in the dict; the v4 one at the top
+        for v5_dict, v4_dict in ((v5, dict(v5)), (v5, legacy), (moved, v5)):
+            assert rope_config_from_hf(self.both(v5_dict, v4_dict)) == expected
+
+    @pytest.mark.parametrize(
+        ("change", "named"),
+        [
+            ({"factor": 4.0}, r"factor: 4\.0 here, 8\.0 in config\['rope_parameters'\]"),
+            ({"high_freq_factor": 2.0}, r"high_freq_factor: 2\.0 here, 4\.0 in"),
+            ({"rope_theta": 1e4}, r"rope_theta: 10000\.0 here, 500000\.0 in"),
+        ],
+    )
+    def test_a_disagreement_names_both_keys_and_the_entries(self, change: dict[str, Any], named: str) -> None:
+        v5 = load("llama3_1_8b")["rope_scaling"]
+        with pytest.raises(
+            ValueError, match=r"^config\['rope_scaling'\] must be the same setting as"
+        ) as info:
+            rope_config_from_hf(self.both(v5, {**v5, **change}))
+        assert "config['rope_parameters']" in str(info.value)
+        assert re.search(named, str(info.value)), str(info.value)
+
+    def test_a_different_type(self) -> None:
+        v5 = load("llama3_1_8b")["rope_scaling"]
+        with pytest.raises(
+            ValueError, match=r"rope_type: 'linear' here, 'llama3' in config\['rope_parameters'\]"
+        ):
+            rope_config_from_hf(self.both(v5, {"type": "linear", "factor": 8.0}))
+
+    def test_a_rope_scaling_that_is_not_a_dict(self) -> None:
+        with pytest.raises(TypeError, match=r"^config\['rope_scaling'\] must be a mapping or null"):
+            rope_config_from_hf(self.both(load("llama3_1_8b")["rope_scaling"], [1]))
+
+    def test_null_is_absent(self) -> None:
+        v5 = load("llama3_1_8b")["rope_scaling"]
+        assert rope_config_from_hf(self.both(v5, None)) == rope_config_from_hf(load("llama3_1_8b"))

@@ -193,6 +193,20 @@ class TestRopeFrequencies:
         with pytest.raises(ValueError, match=pattern):
             frequencies(xp, 128, scaling=scaling)
 
+    def test_longrope_with_an_original_length_of_one_is_a_value_error(self, xp: Any) -> None:
+        # its attention factor sqrt(1 + ln(factor) / ln(original)) divides by ln(1) = 0 (a raw
+        # decimal.DivisionByZero before)
+        scaling = {
+            "rope_type": "longrope",
+            "short_factor": [1.0] * 4,
+            "long_factor": [2.0] * 4,
+            "original_max_position_embeddings": 1,
+            "factor": 4.0,
+        }
+        pattern = r"^scaling\['original_max_position_embeddings'\] must be >= 2 .*; got 1$"
+        with pytest.raises(ValueError, match=pattern):
+            frequencies(xp, 8, scaling=scaling)
+
     def test_yarn_beta_defaults(self, xp: Any) -> None:
         # absent or None: the default (32, 1)
         absent = {**LLAMA2_YARN, "beta_slow": None}

@@ -14,6 +14,13 @@ their files (place, SHA-256, dtype, shape, finiteness), the size limit and the
 two-cases-per-flag rule (catalogue rules) do not apply, reproducing means
 exporting the recorded source and options again, and large cos/sin tables are
 recomputed on sampled rows (see :func:`.export.recheck`).
+
+An exported directory may come from anyone, so its recorded source is reproduced only
+when it can be bounded (:func:`.export.reproduction_problems`): the source is read with
+every bound of ``golden export``, the export's size is estimated against its cap, and
+that estimate's floor must not exceed the bytes the directory holds; otherwise the
+problem is ``cannot reproduce: ...``, found without computing anything.  A stored case
+beyond an export's bounds is not recomputed either (a problem, ``not recomputed: ...``).
 """
 
 from __future__ import annotations
@@ -21,13 +28,25 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import pathlib
+import stat
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from . import ARRAYS_DIR, SCHEMA_PATH, VECTORS_DIR, GoldenError, _format, binary_references, resolve_binary
+from . import (
+    ARRAYS_DIR,
+    MAX_JSON_BYTES,
+    MAX_NPY_BYTES,
+    SCHEMA_PATH,
+    VECTORS_DIR,
+    GoldenError,
+    _format,
+    binary_references,
+    resolve_binary,
+)
 
 __all__ = ["MAX_BYTES", "lint"]
 
@@ -143,7 +162,7 @@ def _thin_flags(docs: dict[str, tuple[bytes, dict[str, Any]]]) -> list[str]:
 
 def _check_index(directory: pathlib.Path, docs: dict[str, tuple[bytes, dict[str, Any]]]) -> list[str]:
     index_bytes = (directory / "index.json").read_bytes()
-    index = json.loads(index_bytes)
+    index = _format.loads(index_bytes)
     problems = []
     listed = {entry["file"]: entry for entry in index["files"]}
     if set(listed) != set(docs):
@@ -190,8 +209,19 @@ def lint(
     precision: bool = True,
     log: Callable[[str], None] = lambda message: None,
 ) -> list[str]:
-    """Every problem found (an empty list means the golden set is clean)."""
+    """Every problem found (an empty list means the golden set is clean).
+
+    An untrusted directory is never followed out of itself nor read without
+    bounds: every entry of it (and of ``arrays/``) must be a regular file within
+    the size ``check --golden`` accepts (no links, FIFOs or devices), or that is
+    the one problem reported and nothing is read; files are parsed with the
+    golden reader's bounded parser (depth, no NaN); an exported set is
+    reproduced only when its recorded source is within the export's bounds.
+    """
     directory = pathlib.Path(directory)
+    unsafe = _unsafe_entries(directory)
+    if unsafe:
+        return unsafe
     validator = _validator()
     docs: dict[str, tuple[bytes, dict[str, Any]]] = {}
     problems: list[str] = []
@@ -200,7 +230,11 @@ def lint(
     for path in sorted(p for p in directory.glob("*.json") if p.name != SCHEMA_PATH.name):
         data = path.read_bytes()
         total += len(data)
-        doc = json.loads(data)
+        try:
+            doc = _format.loads(data)
+        except ValueError as exc:
+            problems.append(f"{path.name}: {exc}")
+            continue
         problems += [
             f"{path.name}: schema: {e.message[:200]} at {'/'.join(map(str, e.absolute_path))}"
             for e in validator.iter_errors(doc)
@@ -211,7 +245,7 @@ def lint(
     if problems:
         return problems
     problems += _check_index(directory, docs)
-    exported = "export" in json.loads((directory / "index.json").read_bytes())
+    exported = "export" in _format.loads((directory / "index.json").read_bytes())
     if exported:
         problems += _binary_problems(directory, docs)
     else:
@@ -225,8 +259,12 @@ def lint(
         if exported:
             from . import export
 
-            log("exporting again to compare bytes ...")
-            problems += [f"{name}: differs from a fresh export" for name in export.check(directory)]
+            refused = export.reproduction_problems(directory)  # bounds and size first: never unbounded work
+            if refused:
+                problems += refused
+            else:
+                log("exporting again to compare bytes ...")
+                problems += [f"{name}: differs from a fresh export" for name in export.check(directory)]
         else:
             from . import generate
 
@@ -239,6 +277,31 @@ def lint(
             problems += export.recheck([doc for _, doc in docs.values()], log)
         else:
             problems += _precision_problems(docs, log)
+    return problems
+
+
+def _unsafe_entries(directory: pathlib.Path) -> list[str]:
+    """The entries of ``directory`` and its ``arrays/`` that lint must not read (empty: all safe)."""
+    problems = []
+    for folder in (directory, directory / ARRAYS_DIR):
+        try:
+            mode = os.lstat(folder).st_mode
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISDIR(mode):
+            problems.append(f"{folder.name}: not a directory (a link or a file); not read")
+            continue
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            info = entry.stat(follow_symlinks=False)
+            if folder == directory and entry.name == ARRAYS_DIR:
+                continue
+            limit = MAX_NPY_BYTES if folder != directory else MAX_JSON_BYTES
+            if not stat.S_ISREG(info.st_mode):
+                problems.append(f"{entry.name}: not a regular file (a link, FIFO or device); not read")
+            elif info.st_size > limit:
+                problems.append(
+                    f"{entry.name}: {info.st_size} bytes, over the {limit} a golden file may hold"
+                )
     return problems
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..adapters.base import Adapter
 from ..compare import BEYOND_FRACTION, PRODUCT_CONSTANT, UNIT_ROUNDOFF, Mismatch, as_numpy
 from ..isolation import CallFailed
-from ..results import CaseResult
+from ..results import INVARIANT, CaseResult
 
 __all__ = [
     "INVARIANTS",
@@ -137,7 +137,7 @@ def run_invariants(adapter: Adapter, *, only: set[str] | None = None) -> list[Ca
 
 def _run_one(adapter: Adapter, inv: Invariant, dtype: str, variant: str | None) -> CaseResult:
     rid = inv.id if variant is None else f"{inv.id}/{variant}"
-    base = CaseResult(rid, "invariant", inv.scheme, dtype, "skip", flags=inv.flags)
+    base = CaseResult(rid, INVARIANT, inv.scheme, dtype, "skip", flags=inv.flags)
     missing = [f for f in inv.needs if not adapter.supports(f)]
     reason = inv.requires(adapter) if inv.requires else None
     if missing or reason:
@@ -153,7 +153,9 @@ def _run_one(adapter: Adapter, inv: Invariant, dtype: str, variant: str | None) 
         return dataclasses.replace(base, status="beyond-precision", detail=str(exc))
     except (InvariantFailure, Mismatch, CallFailed) as exc:
         return dataclasses.replace(base, status="fail", detail=str(exc))
-    except Exception as exc:  # the adapter's output broke the check's own arithmetic
+    except (ValueError, TypeError, IndexError, ArithmeticError) as exc:
+        # NumPy's errors on an output of the wrong shape or values: the adapter's failure.  Any other
+        # exception (KeyError, AttributeError, ...) is a bug of the check: the run stops as SUITE ERROR.
         where = traceback.extract_tb(exc.__traceback__)[-1]
         detail = f"the adapter's output broke the check: {type(exc).__name__}: {exc} [line {where.lineno}]"
         return dataclasses.replace(base, status="fail", detail=detail)

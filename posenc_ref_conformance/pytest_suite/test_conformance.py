@@ -4,7 +4,8 @@ Items are named by result id (``rope_cos_sin/half/basic-d8[float64]``); a last
 item, ``test_something_was_compared``, fails when the run compared nothing (or
 nothing of a scheme named by ``--posenc-only``), so an adapter that tests
 nothing can never leave a green run of skips; ``test_reach_meets_the_context``
-fails when a function's reach is below the declared context.  Beyond-precision
+fails when a function's reach is below the declared context; ``test_the_run_finished``
+fails when the run stopped part-way (a damaged golden case or a bug of the suite).  Beyond-precision
 results (compared, but too imprecise a class to judge) are skipped with the
 reason, never passed.
 """
@@ -81,6 +82,13 @@ def test_reach_meets_the_context(request: pytest.FixtureRequest) -> None:
     shortfalls = _report(request.config).reach_shortfalls()
     if shortfalls:
         pytest.fail("; ".join(shortfalls), pytrace=False)
+
+
+def test_the_run_finished(request: pytest.FixtureRequest) -> None:
+    abort = _report(request.config).abort
+    if abort is not None:
+        what = "a golden case is damaged" if abort["kind"] == "golden" else "the suite itself failed"
+        pytest.fail(f"the run stopped ({what}): {abort['message']}\n{abort['traceback']}", pytrace=False)
 
 
 def test_something_was_compared(request: pytest.FixtureRequest) -> None:
