@@ -8,8 +8,9 @@
 # chromium for the offline check (installed with apt-get when missing and running as root);
 # Playwright (the docs extra) drives that Chromium and never downloads a browser.
 # Steps: 1. install  2. tests of the build helpers  3. sphinx html with -W
-#        4. sphinx doctest with -W  5. golden-vector readers (JS always; C++ when g++ and
-#        nlohmann-json exist)  6. headless Chromium offline check (screenshots under
+#        4. rendered text equals its source (every paragraph's words as written, in order)
+#        5. sphinx doctest with -W  6. golden-vector readers (JS always; C++ when g++ and
+#        nlohmann-json exist)  7. headless Chromium offline check (screenshots under
 #        reports/docs-offline/)
 # Prints the seconds each step took.
 set -euo pipefail
@@ -42,6 +43,9 @@ python -m pytest -q -p no:cacheprovider tests/test_docs_tools.py
 step "sphinx html (warnings are errors)"
 rm -rf docs/_build
 python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
+step "rendered text equals its source"
+python scripts/docs_text_check.py --site docs/_build/html
 
 step "sphinx doctest (pages and docstring examples)"
 python -m sphinx -W --keep-going -q -b doctest docs docs/_build/doctest

@@ -9,9 +9,12 @@
   matrix with its class, links each reproduction where the site serves it, and reports a
   failure nobody explained;
 - ``scripts/asv_dashboard_check.py``'s ``hide_empty`` drops exactly the parameter values
-  without data and keeps every measured value at its parameters.
+  without data and keeps every measured value at its parameters;
+- ``scripts/docs_text_check.py`` (rendered text equals its source) catches glued words and a
+  moved clause, and lets citation markers, roles and permalinks through (small Markdown and
+  HTML snippets, no Sphinx build).
 
-The first three need the docs extra (skipped without it, with the reason); CI runs this
+The first three and the text check need the docs extra (skipped without it, with the reason); CI runs this
 file from ``scripts/docs_ci.sh`` after installing it.
 """
 
@@ -109,6 +112,26 @@ def test_citations_leave_unknown_repositories_and_bare_numbers_alone() -> None:
     assert _links("MLX (since PR #3071); item #3 of 5; somelib#12; x2#4") == []
 
 
+def test_citations_replace_each_run_where_it_stands_among_equal_text_nodes() -> None:
+    """Text nodes compare by value: every line break is an equal "\\n" node (issue 23)."""
+    pytest.importorskip("sphinx", reason="the docs extra (sphinx) is not installed", exc_type=ImportError)
+    from citations import _link_children
+    from docutils import nodes
+
+    children = ["uses the rule", "\n", "with an ", nodes.math("", "n-1"), " denominator", "\n", "the paper"]
+    children += ["\n", "interleaves (vllm#3488, #5093).", "\n", "The end."]
+    paragraph = nodes.paragraph("", "", *(nodes.Text(c) if isinstance(c, str) else c for c in children))
+    before = paragraph.astext()
+    _link_children(paragraph)
+    assert paragraph.astext() == before
+    links = [(child.astext(), child["refuri"]) for child in paragraph.findall(nodes.reference)]
+    assert links == [
+        ("vllm#3488", "https://github.com/vllm-project/vllm/issues/3488"),
+        ("#5093", "https://github.com/vllm-project/vllm/issues/5093"),
+    ]
+    assert all(child.parent is paragraph for child in paragraph.children)
+
+
 # --- the schema page ---------------------------------------------------------------------------
 
 
@@ -185,3 +208,165 @@ def test_hide_empty_drops_unmeasured_values_and_keeps_the_rest(tmp_path: pathlib
     assert json.loads((html_dir / "regressions.json").read_text())["regressions"][0][3] == 1
     assert any("time_never" in line for line in hidden)
     assert any("'jax'" in line for line in hidden) and any("'large'" in line for line in hidden)
+
+
+# --- rendered text equals its source -----------------------------------------------------------
+
+
+def _text_check():
+    pytest.importorskip(
+        "myst_parser", reason="the docs extra (myst-parser) is not installed", exc_type=ImportError
+    )
+    if "docs_text_check" not in sys.modules:  # its dataclasses look their module up there
+        spec = importlib.util.spec_from_file_location(
+            "docs_text_check", ROOT / "scripts" / "docs_text_check.py"
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["docs_text_check"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["docs_text_check"]
+
+
+def _compare(markdown: str, html: str, tmp_path: pathlib.Path | None = None):
+    """The differences, and what was skipped, of ``markdown`` rendered as ``html``."""
+    check = _text_check()
+    settings = check.conf_settings(ROOT / "docs" / "conf.py")
+    md = check.markdown_parser(settings["myst_enable_extensions"], dmath_double_inline=True)
+    base = tmp_path or ROOT / "docs"
+    source = check.source_paragraphs(markdown, md, file="page.md", base=base, docs=base)
+    return check.compare_page(source.paragraphs, check.rendered_paragraphs(html), "page.html"), source
+
+
+SYMMETRIC_MD = "Left: the symmetric form $-m|i - j|$.\nMiddle: the causal row form (BLOOM, MPT).\n"
+SYMMETRIC_HTML = (
+    '<p>Left: {the} form <span class="math notranslate nohighlight">\\(-m|i - j|\\)</span>{dot}'
+    "Middle: the causal row form (BLOOM, MPT).</p>"
+)
+
+
+def test_text_check_passes_the_text_as_written() -> None:
+    differences, source = _compare(SYMMETRIC_MD, SYMMETRIC_HTML.format(the="the symmetric", dot=".\n"))
+    assert differences == [] and len(source.paragraphs) == 1
+
+
+def test_text_check_catches_glued_words() -> None:
+    differences, _ = _compare(SYMMETRIC_MD, SYMMETRIC_HTML.format(the="thesymmetric", dot=".\n"))
+    assert [(d.paragraph.line, d.page) for d in differences] == [(1, "page.html")]
+    assert "glued together: 'the' + 'symmetric'" in str(differences[0])
+    assert "rendered: thesymmetric form" in str(differences[0])
+
+
+def test_text_check_catches_a_word_split_from_math() -> None:
+    differences, _ = _compare(SYMMETRIC_MD, SYMMETRIC_HTML.format(the="the symmetric", dot="\n. "))
+    assert len(differences) == 1 and "written:  $…$. Middle:" in str(differences[0])
+
+
+MOVED_MD = """Intro paragraph, unchanged.
+
+- **Layout confusion (interleaved vs half).**
+  transformers#25199 is answered by the weight permutation; flash-attention#288
+  tells users to pick `interleaved=True` for Meta weights.
+"""
+MOVED_HTML = """<p>Intro paragraph, unchanged.</p><ul><li><p>{first}
+<a class="citation-link reference external" href="x">transformers#25199</a> is answered by the weight
+permutation; <a class="citation-link reference external" href="y">flash-attention#288</a>
+tells users to pick {second}<code class="literal"><span class="pre">interleaved=True</span></code>
+for Meta weights.</p></li></ul>"""
+STRONG = "<strong>Layout confusion (interleaved vs half).</strong>"
+
+
+def test_text_check_catches_a_moved_clause() -> None:
+    assert _compare(MOVED_MD, MOVED_HTML.format(first=STRONG, second=""))[0] == []
+    differences, _ = _compare(MOVED_MD, MOVED_HTML.format(first="", second=STRONG))
+    assert [d.paragraph.line for d in differences] == [3]
+    report = str(differences[0])
+    assert "at the first word" in report and "written:  Layout confusion" in report
+    assert "moved: the written words come later, after 'flash-attention#288 tells users to pick'" in report
+
+
+def test_text_check_allows_citation_markers_and_drops_permalinks() -> None:
+    markdown = "RoPE rotates pairs (arXiv:2104.09864) as\nvllm#3488 says.\n"
+    html = (
+        '<p>RoPE rotates pairs (<a class="citation-link reference external" href="https://arxiv.org/abs/'
+        '2104.09864">arXiv:2104.09864</a>) [Su et al., 2021] as <a class="citation-link" href="z">vllm#3488'
+        '</a><a class="footnote-reference brackets" href="#f1">1</a> says. [2]'
+        '<a class="headerlink" href="#p" title="Link to this paragraph">¶</a></p>'
+    )
+    assert _compare(markdown, html)[0] == []
+    assert len(_compare(markdown, html.replace("[Su et al., 2021]", "[see above]"))[0]) == 1
+
+
+def test_text_check_takes_a_role_as_a_wildcard_and_normalizes_quotes() -> None:
+    markdown = 'See {doc}`/guide/check` and {func}`posenc_ref.rope_cos_sin`\'s "output"...\n'
+    html = (
+        '<p>See <a class="reference internal" href="guide/check.html"><span class="doc">Check your'
+        ' implementation</span></a> and <a class="reference internal" href="x"><code class="xref py">'
+        '<span class="pre">posenc_ref.rope_cos_sin()</span></code></a>\u2019s \u201coutput\u201d\u2026</p>'
+    )
+    assert _compare(markdown, html)[0] == []
+    differences, _ = _compare(markdown, html.replace("</a> and <a", "</a> <a"))
+    assert len(differences) == 1 and "written:  and {…}'s" in str(differences[0])
+
+
+def test_text_check_skips_what_it_cannot_compare_and_reads_captions_and_includes(
+    tmp_path: pathlib.Path,
+) -> None:
+    (tmp_path / "part.md").write_text("Included words here.\n", encoding="utf-8")
+    markdown = """# Title
+
+| a | b |
+|---|---|
+| x | y |
+
+```python
+x = 1
+```
+
+```{doctest}
+>>> 1
+1
+```
+
+$$
+x
+$$
+
+```{figure} f.svg
+:alt: a figure
+:width: 50%
+
+The caption, with $x$ in it.
+```
+
+```{include} part.md
+```
+"""
+    html = (
+        '<table><tr><td><p>x</p></td></tr></table><figure><img src="f.svg"/><figcaption><p>'
+        '<span class="caption-text">The caption, with <span class="math">\\(x\\)</span> in it.</span>'
+        '<a class="headerlink" href="#id1">¶</a></p></figcaption></figure><p>Included words here.</p>'
+    )
+    differences, source = _compare(markdown, html, tmp_path)
+    assert differences == []
+    assert [(p.file, p.line, p.via) for p in source.paragraphs] == [
+        ("page.md", 24, ""),
+        (source.included[0], 1, "page.md:27"),
+    ]
+    assert source.skipped == {
+        "headings": 1,
+        "tables": 1,
+        "code blocks": 1,
+        "{doctest} blocks": 1,
+        "math blocks": 1,
+    }
+    assert len(_compare(markdown, html.replace("Included words", "Included"), tmp_path)[0]) == 1
+
+
+def test_text_check_builds_the_pages_sphinx_builds() -> None:
+    check = _text_check()
+    docs = ROOT / "docs"
+    exclude = check.conf_settings(docs / "conf.py")["exclude_patterns"]
+    names = {p.relative_to(docs).as_posix() for p in check.pages(docs, exclude)}
+    assert {"index.md", "families/rope.md", "figures.md"} <= names
+    assert not any(n.startswith(("matrix/", "generated/figures", "_build/")) for n in names)
+    assert "README.md" not in names and "generated/figures_gallery.md" not in names

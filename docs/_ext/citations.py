@@ -116,7 +116,8 @@ def _link_children(parent: nodes.Element) -> None:
     """Link the citations in each run of adjacent text children of ``parent``.
 
     MyST gives a line break in a paragraph its own text node, so a run is joined before
-    matching ("diffusers" at the end of one line, "PR #13922" on the next).
+    matching ("diffusers" at the end of one line, "PR #13922" on the next).  Each run is
+    replaced where it stands, found by identity (``is``), never by value.
     """
     runs: list[list[nodes.Text]] = []
     previous: nodes.Node | None = None
@@ -144,11 +145,11 @@ def _link_children(parent: nodes.Element) -> None:
             pos = end
         if pos < len(source):
             pieces.append(nodes.Text(source[pos:]))
-        index = parent.index(run[0])
-        for t in run:
-            parent.remove(t)
-        for offset, piece in enumerate(pieces):
-            parent.insert(index + offset, piece)
+        # By identity: a Text node is a str and compares by value, so parent.index(),
+        # parent.remove() and list.index() find the first *equal* text ("\n" is every
+        # line break's node) and would splice the pieces in at the wrong place.
+        first = next(i for i, child in enumerate(parent.children) if child is run[0])
+        parent[first : first + len(run)] = pieces
 
 
 def _inside(node: nodes.Node, kinds: tuple[type, ...]) -> bool:
