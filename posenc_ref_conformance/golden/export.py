@@ -722,7 +722,7 @@ def _replace(work: pathlib.Path, target: pathlib.Path) -> None:
         )
         raise _WriteError(msg)
     if _exchange(work, target):
-        shutil.rmtree(work, ignore_errors=True)
+        _remove_earlier(work)
         return
     aside = pathlib.Path(tempfile.mkdtemp(prefix=f".{target.name}.previous-", dir=target.parent))
     os.rename(target, aside)  # onto the empty folder just made
@@ -731,7 +731,17 @@ def _replace(work: pathlib.Path, target: pathlib.Path) -> None:
     except BaseException:
         os.rename(aside, target)
         raise
-    shutil.rmtree(aside, ignore_errors=True)
+    _remove_earlier(aside)
+
+
+def _remove_earlier(folder: pathlib.Path) -> None:
+    """Remove the earlier export moved out of the target, unless a file of someone else's is in it.
+
+    (A file added to the target in the instant between the last check and the swap is kept, with
+    the earlier export, in the hidden folder beside the target.)
+    """
+    if not _foreign(folder):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def export(directory: str | pathlib.Path, source: Mapping[str, Any], options: ExportOptions) -> list[str]:
