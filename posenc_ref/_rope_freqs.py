@@ -61,6 +61,20 @@ class RopeFrequencies:
         the values of ``inv_freq`` are taken as exact on the device instead
         (phases accurate to about ``|m| = 2**50`` in float64, ``2**21`` in
         float32).
+
+    Examples
+    --------
+    Default RoPE of ``dim=4``: ``theta_i = 10000**(-2i/4)``, i.e. 1 and 0.01,
+    with exact turns; built directly from an array, it has no turns.
+
+    >>> import numpy as np
+    >>> from posenc_ref import rope_frequencies
+    >>> f = rope_frequencies(4)
+    >>> f.inv_freq.tolist(), f.attention_factor, len(f.turns)
+    ([1.0, 0.01], 1.0, 2)
+    >>> g = RopeFrequencies(np.asarray([1.0, 0.01]), attention_factor=2.0)
+    >>> g.attention_factor, g.turns is None
+    (2.0, True)
     """
 
     inv_freq: Any

@@ -225,6 +225,18 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
     Positions of any integer dtype are widened to int64 before subtracting
     (see :func:`posenc_ref.relative_positions`), so ``uint8`` positions 0 and 1
     give the distance 1, not 255.
+
+    Examples
+    --------
+    One head of slope :math:`m = 1/2`, queries and keys at positions 0, 1, 2:
+    symmetric entries are :math:`-|j - i|/2`, causal ones :math:`k_j/2` in every row.
+
+    >>> import numpy as np
+    >>> pos = np.arange(3)
+    >>> alibi_bias(pos, pos, np.asarray([0.5])).tolist()
+    [[[0.0, -0.5, -1.0], [-0.5, 0.0, -0.5], [-1.0, -0.5, 0.0]]]
+    >>> alibi_bias(pos, pos, np.asarray([0.5]), form="causal").tolist()
+    [[[0.0, 0.5, 1.0], [0.0, 0.5, 1.0], [0.0, 0.5, 1.0]]]
     """
     xp = namespace(q_positions=q_positions, k_positions=k_positions, slopes=slopes)
     q, q_span = checked_positions(q_positions, "q_positions", xp, min_ndim=1)

@@ -109,6 +109,23 @@ def attention(
 
     with the maximum taken over unmasked entries (numerically stable) and
     :math:`w_{ij} = 0` for rows without an unmasked entry.
+
+    Examples
+    --------
+    Zero queries give every visible key the same logit, so each output is the
+    mean of the values it may see: query 0 sees key 0 only, query 1 both keys.
+    A bias of :math:`(0, \ln 3)` then weights the keys :math:`1 : 3`.
+
+    >>> import numpy as np
+    >>> from posenc_ref import causal_mask
+    >>> q = np.zeros((2, 2))
+    >>> k = np.asarray([[3.0, -1.0], [0.5, 2.0]])
+    >>> v = np.asarray([[1.0, 0.0], [0.0, 1.0]])
+    >>> attention(q, k, v, mask=causal_mask(np.arange(2), np.arange(2))).tolist()
+    [[1.0, 0.0], [0.5, 0.5]]
+    >>> out, w = attention(q[:1], k, v, bias=np.log(np.asarray([[1.0, 3.0]])), return_weights=True)
+    >>> np.round(w, 6).tolist(), np.round(out, 6).tolist()
+    ([[0.25, 0.75]], [[0.25, 0.75]])
     """
     xp = namespace(q=q, k=k, v=v, bias=bias, mask=mask)
     for name, x in (("q", q), ("k", k), ("v", v)):

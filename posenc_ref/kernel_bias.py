@@ -114,6 +114,18 @@ def sandwich_bias(
     :math:`d'/2` ulp of :math:`d'/2` before the division by :math:`8h/H`.  The
     frequencies are processed in groups that keep temporaries near
     :math:`2^{22}` elements.
+
+    Examples
+    --------
+    With ``dim=2`` the kernel has the single frequency ``base**-1``; ``base=2``
+    makes it :math:`1/2`, so for a query at 2 and keys at 2, 1, 0 head ``h`` of
+    ``H = 2`` holds :math:`(\cos(d/2) - 1) / (4h)` for :math:`d = 2, 1, 0`:
+    :math:`(\cos 1 - 1)/4 = -0.114924`, :math:`(\cos 0.5 - 1)/4 = -0.030604`.
+
+    >>> import numpy as np
+    >>> b = sandwich_bias(np.asarray([2]), np.arange(3), num_heads=2, dim=2, base=2.0)
+    >>> np.round(b, 6).tolist()
+    [[[-0.114924, -0.030604, 0.0]], [[-0.057462, -0.015302, 0.0]]]
     """
     xp = namespace(q_positions=q_positions, k_positions=k_positions)
     q, k = check_position_pair(q_positions, k_positions, xp)
@@ -184,6 +196,20 @@ def kerple_bias(q_positions: Any, k_positions: Any, r1: Any, r2: Any, /, *, kind
     chijames/KERPLE ``megatron/mpu/layers.py``.  NeMo's
     ``KERPLERelativePositionEmbedding`` uses the general
     :math:`-b \ln(1 + a |d|^p)`; with ``p = 1`` it is the log kernel here.
+
+    Examples
+    --------
+    A query at 3 and keys at 0, 1, 2 (distances 3, 2, 1): the log kernel with
+    :math:`r_1 = r_2 = 1` gives :math:`-\ln 4, -\ln 3, -\ln 2`, the power kernel
+    with :math:`r_1 = 1/2, r_2 = 2` gives :math:`-d^2/2`.
+
+    >>> import numpy as np
+    >>> q, k = np.asarray([3]), np.arange(3)
+    >>> b = kerple_bias(q, k, np.asarray([1.0]), np.asarray([1.0]))
+    >>> np.round(b, 6).tolist()
+    [[[-1.386294, -1.098612, -0.693147]]]
+    >>> kerple_bias(q, k, np.asarray([0.5]), np.asarray([2.0]), kind="power").tolist()
+    [[[-4.5, -2.0, -0.5]]]
     """
     xp = namespace(q_positions=q_positions, k_positions=k_positions, r1=r1, r2=r2)
     q, k = check_position_pair(q_positions, k_positions, xp)

@@ -81,6 +81,19 @@ def causal_mask(
     ``chunk_size`` (:math:`C`) is given.  Positions of any integer dtype are
     widened to int64 first, so :math:`q_i - k_j` never wraps (int8 positions
     127 and -128 are 255 apart, not -1).
+
+    Examples
+    --------
+    Three tokens at positions 0, 1, 2 (row ``i`` is query ``i``, column ``j``
+    key ``j``); with ``sliding_window=2`` query 2 no longer sees key 0
+    (:math:`q - k = 2` is not below 2).
+
+    >>> import numpy as np
+    >>> pos = np.arange(3)
+    >>> causal_mask(pos, pos).tolist()
+    [[True, False, False], [True, True, False], [True, True, True]]
+    >>> causal_mask(pos, pos, sliding_window=2).tolist()
+    [[True, False, False], [True, True, False], [False, True, True]]
     """
     xp = namespace(q_positions=q_positions, k_positions=k_positions)
     q, k = check_position_pair(q_positions, k_positions, xp)

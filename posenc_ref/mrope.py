@@ -107,6 +107,16 @@ def mrope_slot_components(mrope_section: Sequence[int], *, section_order: str = 
     ----------
     Wang et al., "Qwen2-VL", arXiv:2409.12191 (M-RoPE, chunked sections);
     Qwen3-VL's interleaved order as in HF ``qwen3_vl/modeling_qwen3_vl.py``.
+
+    Examples
+    --------
+    Four slots, sections ``[2, 1, 1]`` for (t, h, w): chunked gives t, t, h, w;
+    interleaved gives slots 1 and 2 to h and w (``s % 3``) and the rest to t.
+
+    >>> mrope_slot_components([2, 1, 1])
+    (0, 0, 1, 2)
+    >>> mrope_slot_components([2, 1, 1], section_order="interleaved")
+    (0, 1, 2, 0)
     """
     section = _check_section(mrope_section)
     order = check_choice(section_order, "section_order", MROPE_SECTION_ORDERS, aliases=_SECTION_ORDER_ALIASES)
@@ -174,6 +184,21 @@ def mrope_angles(
     with :math:`c(s)` from :func:`mrope_slot_components`.  Each angle is one
     product rounded once (float64 where available), so text tokens (all
     components equal) get exactly the 1-D RoPE angles.
+
+    Examples
+    --------
+    One token with ids :math:`(t, h, w) = (5, 1, 2)` and frequencies
+    :math:`1, 1/2, 1/4, 1/8`: chunked slots t, t, h, w give
+    :math:`5, 5/2, 1/4, 2/8`; interleaved slots t, h, w, t give
+    :math:`5, 1/2, 2/4, 5/8`.
+
+    >>> import numpy as np
+    >>> ids = np.asarray([[5], [1], [2]])
+    >>> inv_freq = np.asarray([1.0, 0.5, 0.25, 0.125])
+    >>> mrope_angles(ids, inv_freq, [2, 1, 1]).tolist()
+    [[5.0, 2.5, 0.25, 0.25]]
+    >>> mrope_angles(ids, inv_freq, [2, 1, 1], section_order="interleaved").tolist()
+    [[5.0, 0.5, 0.5, 0.625]]
     """
     xp = namespace(position_ids=position_ids, inv_freq=inv_freq)
     ids = _check_ids_and_freq(position_ids, inv_freq, xp)
@@ -212,6 +237,15 @@ def axial_angles(position_ids: Any, inv_freq: Any, /) -> Any:
     Notes
     -----
     .. math:: \phi_{l} = [\,p_{0,l}\,\omega \;|\; p_{1,l}\,\omega \;|\; \dots]
+
+    Examples
+    --------
+    Two tokens at (row, col) = (1, 3) and (2, 0), frequencies :math:`1, 1/2`:
+
+    >>> import numpy as np
+    >>> ids = np.asarray([[1, 2], [3, 0]])
+    >>> axial_angles(ids, np.asarray([1.0, 0.5])).tolist()
+    [[1.0, 0.5, 3.0, 1.5], [2.0, 1.0, 0.0, 0.0]]
     """
     xp = namespace(position_ids=position_ids, inv_freq=inv_freq)
     ids = _check_ids_and_freq(position_ids, inv_freq, xp)
@@ -276,6 +310,15 @@ def mrope_position_ids(
     :math:`(s + \lfloor f\,\Delta t \rfloor,\; s + r,\; s + c)` for frame
     :math:`f`, row :math:`r`, column :math:`c` (HF ``Qwen2VLModel.get_rope_index``,
     Qwen2.5-VL, Qwen3-VL images).
+
+    Examples
+    --------
+    Two text tokens, then a 1 x 2 x 2 image starting at :math:`s = 2`: the image
+    tokens get :math:`t = 2`, rows :math:`2, 2, 3, 3` and columns :math:`2, 3, 2, 3`.
+
+    >>> ids = mrope_position_ids([2, (1, 2, 2)])
+    >>> ids.tolist()
+    [[0, 1, 2, 2, 2, 2], [0, 1, 2, 2, 3, 3], [0, 1, 2, 3, 2, 3]]
     """
     time_interval = check_real(time_interval, "time_interval", minimum=0.0)
     plan = _segment_plan(segments, time_interval)
@@ -361,6 +404,16 @@ def vision_position_ids(
     ----------
     Wang et al., "Qwen2-VL", arXiv:2409.12191; the patch order of HF
     ``Qwen2VisionTransformerPretrainedModel.rot_pos_emb``.
+
+    Examples
+    --------
+    A 2 x 4 grid, row-major, then with 2 x 2 merge windows (the left window's
+    four patches first):
+
+    >>> vision_position_ids(1, 2, 4).tolist()
+    [[0, 0, 0, 0, 1, 1, 1, 1], [0, 1, 2, 3, 0, 1, 2, 3]]
+    >>> vision_position_ids(1, 2, 4, merge_size=2).tolist()
+    [[0, 0, 1, 1, 0, 0, 1, 1], [0, 1, 0, 1, 2, 3, 2, 3]]
     """
     sizes = {"grid_t": grid_t, "grid_h": grid_h, "grid_w": grid_w}
     grid_t, grid_h, grid_w = (check_int(v, n, maximum=MAX_ELEMENTS) for n, v in sizes.items())

@@ -75,6 +75,17 @@ def llama4_attn_scale(
     with :math:`F` = ``floor_scale`` and :math:`\alpha` = ``attn_scale``
     (Meta ``llama_models/llama4/model.py``; HF ``Llama4TextAttention``, which
     writes ``log1p``).
+
+    Examples
+    --------
+    With the defaults (:math:`F = 8192`, :math:`\alpha = 0.1`) the factor is 1
+    up to position 8190, :math:`1 + 0.1 \ln 2` from 8191 (``(p + 1) / F = 1``)
+    and :math:`1 + 0.1 \ln 3` from 16383:
+
+    >>> import numpy as np
+    >>> s = llama4_attn_scale(np.asarray([0, 8190, 8191, 16383]))
+    >>> [round(float(v), 6) for v in s]
+    [1.0, 1.0, 1.069315, 1.109861]
     """
     xp = namespace(positions=positions)
     positions = check_positions(positions, "positions", xp)

@@ -160,6 +160,13 @@ def shaw_table_rows(max_distance: int | tuple[int, int], *, convention: str = "t
     ----------
     Shaw, Uszkoreit and Vaswani, "Self-Attention with Relative Position
     Representations", NAACL 2018, arXiv:1803.02155.
+
+    Examples
+    --------
+    ``2 * 2 + 1 = 5``; Wav2Vec2-BERT's ``64 + 8 + 1 = 73``; BERT's ``2 * 512 - 1 = 1023``:
+
+    >>> shaw_table_rows(2), shaw_table_rows((64, 8)), shaw_table_rows(512, convention="bert")
+    (5, 73, 1023)
     """
     convention = check_choice(convention, "convention", SHAW_CONVENTIONS, aliases=_SHAW_ALIASES)
     left, right = _shaw_limits(max_distance, convention)
@@ -217,6 +224,21 @@ def shaw_index(
     (:math:`\ell = \rho = k` for an integer ``max_distance``) and :math:`P` the
     ``max_position_embeddings``.  Shaw et al. use :math:`2k + 1` rows,
     :math:`w_{\operatorname{clip}(j - i, k)}`.
+
+    Examples
+    --------
+    Relative positions -3..3: with ``k = 2`` they clip to -2..2 and shift by 2;
+    with ``(left, right) = (2, 1)`` they clip to -2..1; ``"bert"`` with
+    :math:`P = 4` gives :math:`3 - r`.
+
+    >>> import numpy as np
+    >>> r = np.arange(-3, 4)
+    >>> shaw_index(r, 2).tolist()
+    [0, 0, 1, 2, 3, 4, 4]
+    >>> shaw_index(r, (2, 1)).tolist()
+    [0, 0, 1, 2, 3, 3, 3]
+    >>> shaw_index(r, 4, convention="bert").tolist()
+    [6, 5, 4, 3, 2, 1, 0]
     """
     xp = namespace(relative=relative)
     wide = check_relative(relative, "relative", xp)
@@ -302,6 +324,20 @@ def shaw_logits(q: Any, index: Any, table: Any, /, *, k: Any = None) -> Any:
     transpose=True)`` without its content term ``q . k``, computed as one batched
     matrix product per query row; the gathered table ``[Lq, Lk, D]`` is the only
     intermediate larger than the output.
+
+    Examples
+    --------
+    A query at 1 and keys at 0, 1, 2 with ``k = 1`` use rows 0, 1, 2 of the
+    table; :math:`q = (1, 2)` dotted with the rows :math:`(1, 0), (0, 1), (1, 1)`
+    gives 1, 2, 3.
+
+    >>> import numpy as np
+    >>> index = shaw_index(relative_positions(np.asarray([1]), np.arange(3)), 1)
+    >>> index.tolist()
+    [[0, 1, 2]]
+    >>> table = np.asarray([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> shaw_logits(np.asarray([[1.0, 2.0]]), index, table).tolist()
+    [[1.0, 2.0, 3.0]]
     """
     xp = namespace(q=q, index=index, table=table, k=k)
     check_float_array(q, "q", xp, min_ndim=2)
@@ -358,6 +394,17 @@ def shaw_values(weights: Any, index: Any, table: Any, /) -> Any:
 
     tensor2tensor's ``_relative_attention_inner(weights, v, rel_values,
     transpose=False)`` without the content term.  HF BERT has no value term.
+
+    Examples
+    --------
+    Weights :math:`(1/2, 1/4, 1/4)` over the rows :math:`(1, 0), (0, 1), (1, 1)`:
+    :math:`(1/2 + 1/4,\; 1/4 + 1/4) = (0.75, 0.5)`.
+
+    >>> import numpy as np
+    >>> index = np.asarray([[0, 1, 2]])
+    >>> table = np.asarray([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> shaw_values(np.asarray([[0.5, 0.25, 0.25]]), index, table).tolist()
+    [[0.75, 0.5]]
     """
     xp = namespace(weights=weights, index=index, table=table)
     check_float_array(weights, "weights", xp, min_ndim=2)

@@ -290,6 +290,22 @@ def apply_rope(x: Any, cos: Any, sin: Any, /, *, layout: str = "half") -> Any:
     References
     ----------
     Su et al., RoFormer, arXiv:2104.09864.
+
+    Examples
+    --------
+    One frequency :math:`\theta = 1` at position 1 is the angle :math:`\phi = 1`:
+    the unit vector :math:`(1, 0)` turns into :math:`(\cos 1, \sin 1)`, and a
+    third channel past the rotary width passes through.
+
+    >>> import math
+    >>> import numpy as np
+    >>> from posenc_ref import RopeFrequencies
+    >>> cos, sin = rope_cos_sin(np.asarray([1]), RopeFrequencies.from_inv_freq([1.0]))
+    >>> y = apply_rope(np.asarray([[1.0, 0.0, 7.0]]), cos, sin)
+    >>> [round(float(v), 6) for v in y[0]]
+    [0.540302, 0.841471, 7.0]
+    >>> round(math.cos(1), 6), round(math.sin(1), 6)
+    (0.540302, 0.841471)
     """
     layout = _check_layout(layout)
     xp = namespace(x=x, cos=cos, sin=sin)
@@ -400,6 +416,20 @@ def xpos_scale(
     References
     ----------
     Sun et al., "A Length-Extrapolatable Transformer", arXiv:2212.10554.
+
+    Examples
+    --------
+    ``dim=4`` with :math:`\gamma = 0.4` has :math:`\zeta = (0.4/1.4,\; 0.9/1.4) =
+    (2/7, 9/14)`; at :math:`m = B = 512` the query scales are :math:`\zeta`
+    and the key scales :math:`1/\zeta = (3.5, 14/9)` (``"half"`` layout: each
+    pair's value twice), at :math:`m = 0` all ones.
+
+    >>> import numpy as np
+    >>> q_scale, k_scale = xpos_scale(np.asarray([0, 512]), 4)
+    >>> np.round(q_scale, 6).tolist()
+    [[1.0, 1.0, 1.0, 1.0], [0.285714, 0.642857, 0.285714, 0.642857]]
+    >>> np.round(k_scale, 6).tolist()
+    [[1.0, 1.0, 1.0, 1.0], [3.5, 1.555556, 3.5, 1.555556]]
     """
     layout = _check_layout(layout)
     dim = check_dim(dim, even=True)

@@ -57,6 +57,17 @@ class RopeConfig:
         and ``original_max_position_embeddings`` filled in the way HF does.
     max_position_embeddings : int or None
         The model's context length.
+
+    Examples
+    --------
+    Linear scaling by 2 of ``dim=4``, base 10000: the default frequencies
+    ``10000**(-2i/4) = 1, 0.01`` divided by 2.
+
+    >>> cfg = RopeConfig(dim=4, head_dim=4, base=10000.0, scaling={"rope_type": "linear", "factor": 2.0})
+    >>> cfg.rope_type
+    'linear'
+    >>> cfg.frequencies().inv_freq.tolist()
+    [0.5, 0.005]
     """
 
     dim: int

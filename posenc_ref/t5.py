@@ -129,6 +129,18 @@ def t5_bucket_thresholds(
     ----------
     Raffel et al., "Exploring the Limits of Transfer Learning with a Unified
     Text-to-Text Transformer", JMLR 2020, arXiv:1910.10683.
+
+    Examples
+    --------
+    With 32/128 bidirectional, ``B = 16`` buckets per direction and ``e = 8``:
+    bucket ``8 + s`` starts at the smallest ``n`` with
+    ``n >= 8 * 16**(s / 8) = 8 * 2**(s / 2)``, i.e. 11.3, 16, 22.6, 32, ... rounded
+    up.  Causal 8/64 (``B = 8``, ``e = 4``): ``4 * 16**(s / 4) = 8, 16, 32``.
+
+    >>> t5_bucket_thresholds()
+    (8, (12, 16, 23, 32, 46, 64, 91))
+    >>> t5_bucket_thresholds(bidirectional=False, num_buckets=8, max_distance=64)
+    (4, (8, 16, 32))
     """
     num_buckets, max_distance, bidirectional = _check_config(num_buckets, max_distance, bidirectional)
     half, max_exact = _split(num_buckets, bidirectional)
@@ -191,6 +203,22 @@ def t5_bucket(
     ``abs`` and the comparisons (``abs`` of int8 -128 wraps to -128), and the
     buckets are cast back to ``relative.dtype``; unsigned values beyond int64
     saturate, which gives the same (last) bucket.
+
+    Examples
+    --------
+    Bidirectional 32/128 (:math:`B = 16`, :math:`e = 8`): distances below 8 are
+    their own bucket, keys after the query add 16; :math:`|r| = 10` gives
+    :math:`8 + \lfloor 8 \ln(10/8) / \ln 16 \rfloor = 8 + \lfloor 0.64 \rfloor = 8`,
+    and :math:`|r| = 200` saturates at bucket 15 (31 after the query).  Causal
+    (:math:`B = 32`, :math:`e = 16`): keys after the query share bucket 0, a
+    distance 10 below 16 is its own bucket and 200 saturates at 31.
+
+    >>> import numpy as np
+    >>> r = np.asarray([-200, -10, -1, 0, 1, 10, 200])
+    >>> t5_bucket(r).tolist()
+    [15, 8, 1, 0, 17, 24, 31]
+    >>> t5_bucket(r, bidirectional=False).tolist()
+    [31, 10, 1, 0, 0, 0, 0]
     """
     xp = namespace(relative=relative)
     wide = check_relative(relative, "relative", xp)
@@ -305,6 +333,17 @@ def t5_bias(
     Notes
     -----
     .. math:: \mathrm{bias}_{h,i,j} = T\bigl[b(k_j - q_i),\, h\bigr]
+
+    Examples
+    --------
+    A one-head table whose row ``b`` holds ``b`` shows the buckets themselves:
+    a query at 2 and keys at 0..3 have :math:`r = -2, -1, 0, 1`, buckets 2, 1, 0
+    and :math:`1 + 16 = 17` (bidirectional, 32 buckets).
+
+    >>> import numpy as np
+    >>> table = np.arange(32.0).reshape(32, 1)
+    >>> t5_bias(np.asarray([2]), np.arange(4), table).tolist()
+    [[[2.0, 1.0, 0.0, 17.0]]]
     """
     xp = namespace(q_positions=q_positions, k_positions=k_positions, table=table)
     q, k = check_position_pair(q_positions, k_positions, xp)
