@@ -19,6 +19,7 @@ start=$(date +%s)
 step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
 
 step "install"
+echo "installing the docs, mlx and test extras (and torch 2.13.0 if missing) into $(python -c 'import sys; print(sys.prefix)')"
 python -m pip install --quiet ".[docs,mlx,test]"  # test: pytest runs the docs helpers' tests below
 # The "check your implementation" page runs its torch example adapter at build time.
 # On this project's machines torch 2.13.0 (CPU) is a local wheel; elsewhere it downloads.
