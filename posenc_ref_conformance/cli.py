@@ -29,6 +29,7 @@ from posenc_ref.backends import backend_info
 from . import __version__, golden
 from .adapters import AdapterError
 from .golden import GoldenError
+from .results import EXIT_CODES
 
 # The runner, isolation and matrix load the whole suite (~0.3 s) and the golden generator, lint
 # and export need mpmath (and jsonschema): each is imported by the subcommand that uses it, so
@@ -39,7 +40,7 @@ __all__ = ["ADAPTER_ENV", "TIMEOUT_ENV", "main"]
 ADAPTER_ENV = "POSENC_REF_ADAPTER"
 TIMEOUT_ENV = "POSENC_REF_TIMEOUT"
 #: Exit code of a bug in posenc-ref itself (never 1, the FAIL code).
-EXIT_INTERNAL = 5
+EXIT_INTERNAL = EXIT_CODES["SUITE ERROR"]
 
 
 class UsageError(Exception):
@@ -330,7 +331,7 @@ def _run_matrix(args: argparse.Namespace) -> int:
             f"posenc-ref: damaged golden set: {' '.join(str(exc).split())} (reinstall posenc-ref)",
             file=sys.stderr,
         )
-        return 4
+        return EXIT_CODES["GOLDEN SET DAMAGED"]
     command = args.command or "posenc-ref matrix " + " ".join(
         [*args.adapters, *(["--reports", *args.reports] if args.reports else [])]
     )
@@ -471,7 +472,7 @@ def _run_export(args: argparse.Namespace) -> int:
         if exc.filesystem:  # a file that cannot be written (full disk, permissions): exit 2, one line
             return _usage(str(exc))
         print(f"posenc-ref: error: {exc}", file=sys.stderr)
-        return 5  # SUITE ERROR: the export itself failed (a bug in posenc-ref)
+        return EXIT_INTERNAL  # the export itself failed (a bug in posenc-ref)
     for line in export.summary(args.out, names, time.perf_counter() - start):
         print(line)
     print(f"check against them: posenc-ref check ADAPTER --golden {args.out}")
