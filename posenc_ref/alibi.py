@@ -252,6 +252,6 @@ def alibi_bias(q_positions: Any, k_positions: Any, slopes: Any, /, *, form: str 
     else:  # m_h k_j: the keys broadcast over the query axis (one pass, no [Lq, Lk] temporary)
         keys = xp.reshape(_compat.astype(k, work, xp=xp), (*k.shape[:-1], 1, 1, k.shape[-1]))
         if q.shape != (1,):  # more than one query, or leading dimensions: broadcast against q (its chunks)
-            keys = xp.broadcast_arrays(keys, xp.reshape(q, (*q.shape[:-1], 1, q.shape[-1], 1)))[0]
+            keys = _compat.broadcast_against(keys, xp.reshape(q, (*q.shape[:-1], 1, q.shape[-1], 1)), xp=xp)
         bias = m * keys
     return _compat.astype(bias, slopes.dtype, xp=xp)

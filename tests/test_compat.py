@@ -135,3 +135,36 @@ def test_all_lists_every_public_function():
         if inspect.isfunction(obj) and not name.startswith("_") and obj.__module__ == _compat.__name__
     }
     assert public == set(_compat.__all__)
+
+
+#: A first call of each encoding on PyTorch, in a fresh interpreter.  array-api-compat's
+#: ``broadcast_arrays`` on PyTorch goes through ``torch.broadcast_shapes``, whose first
+#: call imports SymPy: 0.5-0.8 s added to the first causal ``alibi_bias`` of a process
+#: (and a bimodal benchmark: ~1 ms or ~100 ms, depending on which sample paid it).
+_FIRST_CALLS = """
+import sys
+import torch
+import posenc_ref as pr
+from array_api_compat import torch as xt
+q = torch.arange(3, dtype=torch.int64).reshape(1, 3)
+slopes = pr.alibi_slopes(2, xp=xt, dtype=torch.float32)
+for form in ("causal", "symmetric"):
+    pr.alibi_bias(q, torch.arange(4), slopes, form=form)
+pr.alibi_bias(torch.arange(3), torch.arange(4), slopes, form="causal")
+freqs = pr.rope_frequencies(8, xp=xt)
+cos, sin = pr.rope_cos_sin(torch.arange(5), freqs)
+pr.apply_rope(torch.ones((1, 2, 5, 8)), cos, sin)
+pr.sinusoidal(torch.arange(5), 8)
+pr.t5_bias(torch.arange(4), torch.arange(4), torch.ones((32, 2)))
+print(sorted(m for m in ("sympy", "torch.fx.experimental.symbolic_shapes") if m in sys.modules))
+"""
+
+
+def test_first_calls_on_torch_do_not_import_sympy():
+    pytest.importorskip("torch", reason="torch is not installed", exc_type=ImportError)
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _FIRST_CALLS], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", f"imported on a first call: {done.stdout.strip()}"
