@@ -39,8 +39,8 @@ import argparse
 import contextlib
 import functools
 import http.server
-import itertools
 import json
+import math
 import os
 import pathlib
 import re
@@ -183,88 +183,116 @@ def vendor(html_dir: pathlib.Path, cache: pathlib.Path) -> list[str]:
     return changed
 
 
-# --- hiding benchmarks and parameter values without data ---------------------------------------
+# --- publishing and preparing -------------------------------------------------------------------
 
 
-def _graph_files(html_dir: pathlib.Path) -> dict[str, list[pathlib.Path]]:
-    """Benchmark name -> its per-machine graph files (not the summary sparklines)."""
-    found: dict[str, list[pathlib.Path]] = {}
-    for path in (html_dir / "graphs").rglob("*.json"):
-        if "summary" not in path.relative_to(html_dir / "graphs").parts[:1] and path.name != "summary.json":
-            found.setdefault(path.stem, []).append(path)
-    return found
+def measured_benchmarks(results_dir: pathlib.Path) -> set[str]:
+    """Names of the benchmarks with at least one finite value in any stored result file."""
+    measured: set[str] = set()
+    for path in results_dir.glob("*/*.json"):
+        if path.name == "machine.json":
+            continue
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        column = doc.get("result_columns", ["result"]).index("result")
+        for name, row in doc.get("results", {}).items():
+            values = row[column] if isinstance(row, list) else row
+            flat = values if isinstance(values, list) else [values]
+            if any(isinstance(v, (int, float)) and math.isfinite(v) for v in flat):
+                measured.add(name)
+    return measured
 
 
-def hide_empty(html_dir: pathlib.Path) -> list[str]:
-    """Drop benchmarks and parameter values without any result; returns what was hidden.
+def publish(asv_dir: pathlib.Path, results_dir: pathlib.Path) -> list[str]:
+    """``asv publish`` of the benchmarks that have results; returns the names left out.
 
-    A graph file holds ``[[revision, values], ...]``; for a parameterised benchmark
-    ``values`` has one entry per combination of its ``params`` (row-major, the first
-    parameter slowest), ``null`` where nothing was measured.
+    asv lists every benchmark its last run discovered, measured or not (the short run
+    measures a selection), so the grid would show empty tiles.  The benchmark list
+    (``results/benchmarks.json``) is narrowed to the measured benchmarks for the time
+    of the publish and restored afterwards: asv's pages then read files asv wrote
+    itself, consistent with each other (parameter values a short run skips stay, as
+    asv's ``n/a``).
+    """
+    listing = results_dir / "benchmarks.json"
+    original = listing.read_text(encoding="utf-8")
+    benchmarks = json.loads(original)
+    measured = measured_benchmarks(results_dir)
+    left_out = sorted(n for n in benchmarks if n != "version" and n not in measured)
+    narrowed = {n: b for n, b in benchmarks.items() if n == "version" or n in measured}
+    try:
+        listing.write_text(json.dumps(narrowed), encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, "-m", "asv", "publish"], cwd=asv_dir, capture_output=True, text=True, check=False
+        )
+    finally:
+        listing.write_text(original, encoding="utf-8")
+    if done.returncode != 0:
+        msg = f"asv publish failed ({done.returncode}): {done.stderr.strip()[-2000:]}"
+        raise UsageError(msg)
+    return left_out
+
+
+#: At most this many commits are labelled on the graphs (evenly spaced, the newest always).
+MAX_LABELS = 16
+
+
+def label_commits(html_dir: pathlib.Path) -> list[str]:
+    """Label benchmarked commits on every graph with their short hash; returns the labels.
+
+    asv's graphs draw the tags of ``index.json`` (``tags``: name -> revision) as labelled
+    vertical lines, and label nothing else on the commit axis.  Each benchmarked commit
+    (at most :data:`MAX_LABELS`, evenly spaced, the newest always) becomes such a tag,
+    named by its hash as asv abbreviates it (``hash_length``).
     """
     index_path = html_dir / "index.json"
-    index = json.loads(index_path.read_text())
-    graphs = _graph_files(html_dir)
-    hidden: list[str] = []
-    remap: dict[str, dict[int, int]] = {}
-    for name in list(index["benchmarks"]):
-        bench = index["benchmarks"][name]
-        files = graphs.get(name, [])
-        data = [json.loads(p.read_text()) for p in files]
-        params = bench.get("params") or []
-        if not params:
-            if not any(v is not None for d in data for _, v in d):
-                del index["benchmarks"][name]
-                hidden.append(f"{name} (no results)")
-            continue
-        combos = list(itertools.product(*[range(len(p)) for p in params]))
-        measured = [False] * len(combos)
-        for d in data:
-            for _, values in d:
-                for i, v in enumerate(values or []):
-                    if v is not None:
-                        measured[i] = True
-        if not any(measured):
-            del index["benchmarks"][name]
-            hidden.append(f"{name} (no results)")
-            continue
-        keep = [
-            sorted({c[axis] for c, m in zip(combos, measured, strict=True) if m})
-            for axis in range(len(params))
-        ]
-        kept = [i for i, c in enumerate(combos) if all(c[a] in keep[a] for a in range(len(params)))]
-        if len(kept) == len(combos):
-            continue
-        for axis, values in enumerate(params):
-            gone = [values[j] for j in range(len(values)) if j not in keep[axis]]
-            if gone:
-                hidden.append(f"{name}: {bench['param_names'][axis]} {', '.join(gone)} (no results)")
-        bench["params"] = [[values[j] for j in keep[axis]] for axis, values in enumerate(params)]
-        remap[name] = {old: new for new, old in enumerate(kept)}
-        for path, d in zip(files, data, strict=True):
-            rows = [[rev, None if vals is None else [vals[i] for i in kept]] for rev, vals in d]
-            path.write_text(json.dumps(rows))
-    index_path.write_text(json.dumps(index))
-    _reindex_regressions(html_dir, remap)
-    return hidden
+    index = json.loads(index_path.read_text(encoding="utf-8"))
+    revisions = sorted(index["revision_to_hash"], key=int)
+    step = max(1, math.ceil(len(revisions) / MAX_LABELS))
+    chosen = revisions[::-1][::step][::-1]
+    width = int(index.get("hash_length", 8))
+    tags = dict(index.get("tags") or {})
+    for rev in chosen:
+        tags.setdefault(index["revision_to_hash"][rev][:width], int(rev))
+    index["tags"] = tags
+    index_path.write_text(json.dumps(index), encoding="utf-8")
+    return [index["revision_to_hash"][rev][:width] for rev in chosen]
 
 
-def _reindex_regressions(html_dir: pathlib.Path, remap: dict[str, dict[int, int]]) -> None:
-    """Point the regressions list's flat parameter indices at the pruned parameter lists."""
-    path = html_dir / "regressions.json"
-    if not path.exists() or not remap:
-        return
-    doc = json.loads(path.read_text())
-    rows = []
-    for row in doc.get("regressions", []):
-        name, idx = row[0], row[3] if len(row) > 3 else None
-        if name in remap and isinstance(idx, int):
-            if idx not in remap[name]:
-                continue
-            row = [*row[:3], remap[name][idx], *row[4:]]
-        rows.append(row)
-    doc["regressions"] = rows
-    path.write_text(json.dumps(doc))
+#: Added to index.html: under each tile of the summary grid, the last value of its sparkline.
+SUMMARY_VALUES_JS = """// posenc-ref: the latest value under each tile of asv's summary grid (read from
+// the graphs/summary/*.json file the sparkline draws).  Added by scripts/asv_dashboard_check.py.
+$(function () {
+  function fmt(v) { return Math.abs(v) >= 100 || Math.abs(v) < 0.01 ? v.toPrecision(3) : v.toFixed(2); }
+  function label(tile) {
+    if (tile.dataset.valueShown) return;
+    var name = tile.getAttribute('href').slice(1);
+    tile.dataset.valueShown = '1';
+    $.getJSON('graphs/summary/' + name + '.json', function (rows) {
+      var last = null;
+      for (var i = rows.length - 1; i >= 0; i--) { if (rows[i][1] !== null) { last = rows[i][1]; break; } }
+      var unit = ($.asv.main_json.benchmarks[name] || {}).unit || '';
+      var text = last === null ? 'no value' : 'last: ' + fmt(last) + ' ' + unit;
+      tile.style.height = 'auto';  // asv's tiles are 116 px high, room for the name and the plot only
+      $('<div class="benchmark-value" style="font-size:smaller;color:#444"></div>').text(text).appendTo(tile);
+    });
+  }
+  setInterval(function () {
+    document.querySelectorAll('#summarygrid-display .benchmark-container').forEach(label);
+  }, 500);
+});
+"""
+SUMMARY_VALUES_FILE = "summary-values.js"
+
+
+def add_summary_values(html_dir: pathlib.Path) -> bool:
+    """Write :data:`SUMMARY_VALUES_JS` next to index.html and load it there; False if already."""
+    (html_dir / SUMMARY_VALUES_FILE).write_text(SUMMARY_VALUES_JS, encoding="utf-8")
+    page = html_dir / "index.html"
+    text = page.read_text(encoding="utf-8")
+    tag = f'<script type="text/javascript" src="{SUMMARY_VALUES_FILE}"></script>'
+    if tag in text:
+        return False
+    page.write_text(text.replace("</head>", f"  {tag}\n</head>", 1), encoding="utf-8")
+    return True
 
 
 # --- serving and Chromium ------------------------------------------------------------------------
@@ -309,8 +337,11 @@ GRAPH_JS = r"""
     for (const p of points) revisions.add(p[0]);
   }
   const axes = plot.getAxes();
+  // asv draws each tag of index.json (here: the commits' short hashes) as a label over the plot
+  const labels = [...el.find('div')].map((d) => d.textContent.trim())
+    .filter((t) => Object.prototype.hasOwnProperty.call($.asv.main_json.tags, t));
   return {commits: revisions.size, series, x: axes.xaxis.options.axisLabel || '',
-          y: axes.yaxis.options.axisLabel || '', title: document.title};
+          y: axes.yaxis.options.axisLabel || '', labels, title: document.title};
 }
 """
 
@@ -334,55 +365,161 @@ class Events:
     def _response(self, response: Any) -> None:
         if response.status >= 400:
             url = response.url
-            # asv asks for the graph of every benchmark in its index; hide_empty() drops the
+            # asv asks for the graph of every benchmark in its index; publish() leaves out the
             # ones without data, so a 404 left for graphs/ is a note, anything else an error.
             missing_graph = url.startswith(f"{self.base}/graphs/") and response.status == 404
             (self.notes if missing_graph else self.errors).append(f"HTTP {response.status} for {url}")
 
 
-def check_pages(page: Any, base: str, out: pathlib.Path, benchmark: str | None, args: Any) -> list[str]:
-    timeout_ms = int(args.timeout * 1000)
-    events = Events(page, base)
+def _wait(page: Any, js: str, timeout_ms: int) -> bool:
+    try:
+        page.wait_for_function(js, timeout=timeout_ms)
+    except Exception:
+        return False
+    return True
+
+
+def check_grid(page: Any, base: str, out: pathlib.Path, timeout_ms: int) -> tuple[list[str], str | None]:
+    """The summary grid: a tile per benchmark, each with a sparkline and its last value."""
     problems: list[str] = []
     page.goto(f"{base}/index.html", wait_until="load", timeout=timeout_ms)
     tiles = "#summarygrid-display .benchmark-container"
-    try:
-        page.wait_for_selector(tiles, timeout=timeout_ms)
-    except Exception:
-        problems.append(f"summary grid did not render within {args.timeout:.0f} s")
-    page.wait_for_timeout(1000)
+    drawn = f"""() => {{ const t = document.querySelectorAll('{tiles}');
+        return t.length > 0
+            && [...t].every((a) => a.querySelector('canvas') && a.querySelector('.benchmark-value')); }}"""
+    if not _wait(page, drawn, timeout_ms):
+        problems.append("summary grid: not every tile drew a sparkline with its value")
+    page.wait_for_timeout(500)
     page.screenshot(path=out / "summary.png", full_page=True)
-    count = page.locator(tiles).count()
-    if benchmark is None:  # the first tile that drew a plot, i.e. that has data
-        benchmark = page.evaluate(
-            """() => { for (const a of document.querySelectorAll('#summarygrid-display .benchmark-container'))
-                 { if (a.querySelector('canvas')) return a.getAttribute('href').slice(1); } return null; }"""
+    shown = page.evaluate(
+        f"""() => [...document.querySelectorAll('{tiles}')].map((a) => ({{
+            name: a.getAttribute('href').slice(1), plot: !!a.querySelector('canvas'),
+            value: (a.querySelector('.benchmark-value') || {{}}).textContent || ''}}))"""
+    )
+    without = [t["name"] for t in shown if not t["value"].startswith("last: ")]
+    if without:
+        problems.append(f"summary grid: {len(without)} tile(s) without a value, e.g. {without[0]}")
+    names = [t["name"] for t in shown]
+    labels = [name.rsplit(".", 1)[-1] for name in names]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        problems.append(f"benchmark names used by more than one benchmark: {', '.join(repeated)}")
+    print(
+        f"summary grid: {len(shown)} tiles, e.g. {shown[0]['name']}: {shown[0]['value']!r}" if shown else ""
+    )
+    return problems, next((t["name"] for t in shown if t["plot"]), None)
+
+
+def check_list(page: Any, base: str, out: pathlib.Path, timeout_ms: int) -> list[str]:
+    """The Benchmark list tab: a table with a value in every measured row, no "Loading..." left."""
+    page.goto(f"{base}/index.html#summarylist", wait_until="load", timeout=timeout_ms)
+    rows = "#summarylist-body table tbody tr"
+    loaded = (
+        f"() => document.querySelectorAll('{rows}').length > 0"
+        " && !document.querySelector('#summarylist-body .message')"
+    )
+    problems = (
+        []
+        if _wait(page, loaded, timeout_ms)
+        else ["Benchmark list: no table (still loading, or a script error)"]
+    )
+    page.wait_for_timeout(300)
+    page.screenshot(path=out / "list.png", full_page=True)
+    cells = page.evaluate(
+        f"() => [...document.querySelectorAll('{rows}')]"
+        ".map((r) => [...r.cells].map((c) => c.textContent.trim()))"
+    )
+    valued = [c for c in cells if len(c) > 1 and c[1]]
+    print(f"Benchmark list: {len(cells)} rows, {len(valued)} with a value")
+    if cells and not valued:
+        problems.append("Benchmark list: no row has a value")
+    return problems
+
+
+def check_regressions(
+    page: Any, base: str, out: pathlib.Path, timeout_ms: int, expect: str | None, html_dir: pathlib.Path
+) -> list[str]:
+    """The Regressions tab: its rows are regressions.json's, and match ``expect`` when given.
+
+    ``expect``: ``"none"`` (the tab must be empty), or a regular expression that every listed
+    benchmark matches (with at least one listed).
+    """
+    page.goto(f"{base}/index.html#regressions", wait_until="load", timeout=timeout_ms)
+    table = "#regressions-body table.table:not(.ignored)"
+    problems = (
+        []
+        if _wait(page, f"() => !!document.querySelector('{table}')", timeout_ms)
+        else ["Regressions: no table (still loading, or a script error)"]
+    )
+    page.wait_for_timeout(300)
+    page.screenshot(path=out / "regressions.png", full_page=True)
+    listed = page.evaluate(
+        f"() => [...document.querySelectorAll('{table} tbody tr')].map((r) => r.cells[0].textContent.trim())"
+    )
+    stored = json.loads((html_dir / "regressions.json").read_text(encoding="utf-8")).get("regressions", [])
+    print(f"Regressions: {len(set(listed))} benchmark(s) listed ({len(stored)} in regressions.json)")
+    for name in sorted(set(listed))[:10]:
+        print(f"  {name}")
+    # the tab may show a regression on several rows (one per jump); compare the benchmarks
+    if set(listed) != {row[0] for row in stored}:
+        problems.append(
+            f"Regressions: the tab lists {len(set(listed))} benchmark(s), regressions.json "
+            f"holds {len({row[0] for row in stored})}"
         )
-    shown = None
+    listed = sorted(set(listed))
+    if expect == "none" and listed:
+        problems.append(f"Regressions: {len(listed)} listed where none were expected, e.g. {listed[0]}")
+    elif expect not in (None, "none"):
+        if not listed:
+            problems.append(f"Regressions: none listed; expected some matching {expect!r}")
+        others = [name for name in listed if not re.search(expect, name)]
+        if others:
+            problems.append(
+                f"Regressions: {len(others)} listed that do not match {expect!r}, e.g. {others[0]}"
+            )
+    return problems
+
+
+def check_graph(
+    page: Any, base: str, out: pathlib.Path, benchmark: str, timeout_ms: int, args: Any
+) -> list[str]:
+    """One benchmark's graph: enough commits with values, labelled axes, commits labelled by hash."""
+    page.goto(f"{base}/index.html#{benchmark}", wait_until="load", timeout=timeout_ms)
+    problems: list[str] = []
+    if not _wait(page, "() => !!($('#main-graph').data('plot'))", timeout_ms):
+        problems.append(f"graph of {benchmark} did not render within {args.timeout:.0f} s")
+    page.wait_for_timeout(1500)
+    page.screenshot(path=out / "graph.png")
+    page.locator("#main-graph").screenshot(path=out / "graph-plot.png")
+    shown = page.evaluate(GRAPH_JS)
+    print(f"graph: {benchmark}")
+    if not shown:
+        return [*problems, f"graph of {benchmark}: no plot"]
+    print(
+        f"graph: {shown['commits']} commits with values, {shown['series']} series, "
+        f"x axis {shown['x']!r}, y axis {shown['y']!r}, commit labels {shown['labels']}"
+    )
+    if shown["commits"] < args.min_commits:
+        problems.append(f"the graph has {shown['commits']} commit(s) with values; want >= {args.min_commits}")
+    if not shown["x"] or not shown["y"]:
+        problems.append(f"the graph's axes are not labelled (x {shown['x']!r}, y {shown['y']!r})")
+    if len(shown["labels"]) < min(shown["commits"], MAX_LABELS):
+        problems.append(f"the graph labels {len(shown['labels'])} commit(s) of {shown['commits']}")
+    return problems
+
+
+def check_pages(page: Any, base: str, out: pathlib.Path, args: Any) -> list[str]:
+    """Every tab of the dashboard, in turn; returns the problems (console errors included)."""
+    timeout_ms = int(args.timeout * 1000)
+    events = Events(page, base)
+    problems, first = check_grid(page, base, out, timeout_ms)
+    problems += check_list(page, base, out, timeout_ms)
+    problems += check_regressions(page, base, out, timeout_ms, args.expect_regressions, args.html_dir)
+    benchmark = args.benchmark or first
     if benchmark:
-        page.goto(f"{base}/index.html#{benchmark}", wait_until="load", timeout=timeout_ms)
-        try:
-            page.wait_for_function("() => !!($('#main-graph').data('plot'))", timeout=timeout_ms)
-        except Exception:
-            problems.append(f"graph of {benchmark} did not render within {args.timeout:.0f} s")
-        page.wait_for_timeout(1500)
-        page.screenshot(path=out / "graph.png")
-        page.locator("#main-graph").screenshot(path=out / "graph-plot.png")
-        shown = page.evaluate(GRAPH_JS)
+        problems += check_graph(page, base, out, benchmark, timeout_ms, args)
     else:
         problems.append("no summary tile has a plot: no benchmark has data")
-    print(f"summary grid: {count} benchmark tiles; graph: {benchmark}")
-    if shown:
-        print(
-            f"graph: {shown['commits']} commits with values, {shown['series']} series, "
-            f"x axis {shown['x']!r}, y axis {shown['y']!r}"
-        )
-        if shown["commits"] < args.min_commits:
-            problems.append(
-                f"the graph has {shown['commits']} commit(s) with values; want >= {args.min_commits}"
-            )
-        if not shown["x"] or not shown["y"]:
-            problems.append(f"the graph's axes are not labelled (x {shown['x']!r}, y {shown['y']!r})")
     if events.notes:
         print(f"note: {len(events.notes)} graph file(s) missing, e.g. {events.notes[0]}")
     return problems + events.errors
@@ -397,7 +534,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vendor-cache", type=pathlib.Path, default=ROOT / ".asv" / "vendor-cache")
     parser.add_argument("--no-vendor", action="store_true", help="leave the CDN URLs as asv wrote them")
     parser.add_argument(
-        "--prepare-only", action="store_true", help="vendor the assets, hide what has no data, and stop"
+        "--publish",
+        action="store_true",
+        help="first `asv publish` the benchmarks that have results (from --results-dir, in --asv-dir)",
+    )
+    parser.add_argument("--asv-dir", type=pathlib.Path, default=ROOT / "asv_benchmarks")
+    parser.add_argument("--results-dir", type=pathlib.Path, default=ROOT / ".asv" / "results")
+    parser.add_argument(
+        "--prepare-only",
+        action="store_true",
+        help="vendor the assets, label the commits, add the grid's values, and stop",
+    )
+    parser.add_argument(
+        "--expect-regressions",
+        metavar="none|REGEX",
+        help="the Regressions tab must be empty (none), or list only benchmarks matching REGEX",
     )
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
     parser.add_argument("--benchmark", help="benchmark whose graph to open (default: the first tile)")
@@ -405,17 +556,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each page")
     args = parser.parse_args(argv)
     try:
+        if args.publish:
+            left_out = publish(args.asv_dir, args.results_dir)
+            print(f"published; {len(left_out)} benchmark(s) without results left out of the dashboard")
         if not (args.html_dir / "index.html").exists():
             msg = f"no dashboard at {args.html_dir} (run: scripts/asv_history.sh)"
             raise UsageError(msg)
         if not args.no_vendor:
             for line in vendor(args.html_dir, args.vendor_cache):
                 print(f"vendored {line}")
-        hidden = hide_empty(args.html_dir)
-        if hidden:
-            print(f"hidden, for want of data: {len(hidden)} benchmark(s) or parameter value(s), e.g.")
-            for line in hidden[:5]:
-                print(f"  {line}")
+        labels = label_commits(args.html_dir)
+        print(f"commits labelled on the graphs: {' '.join(labels)}")
+        add_summary_values(args.html_dir)
         if args.prepare_only:
             return 0
         executable = shutil.which(args.chromium)
@@ -432,19 +584,22 @@ def main(argv: list[str] | None = None) -> int:
             browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS, headless=True)
             page = browser.new_page(viewport=VIEWPORT)
             try:
-                problems = check_pages(page, base, args.out, args.benchmark, args)
+                problems = check_pages(page, base, args.out, args)
             finally:
                 browser.close()
     except UsageError as exc:
         print(f"asv_dashboard_check: {exc}", file=sys.stderr)
         return 2
-    print(f"screenshots: {args.out / 'summary.png'}, {args.out / 'graph.png'}, {args.out / 'graph-plot.png'}")
+    shots = ("summary.png", "list.png", "regressions.png", "graph.png", "graph-plot.png")
+    print(f"screenshots in {args.out}: {', '.join(shots)}")
     if problems:
         print(f"FAIL: {len(problems)} problem(s):")
         for problem in problems:
             print(f"  {problem}")
         return 1
-    print("OK: the dashboard renders offline with no console errors, and its graph carries information")
+    print(
+        "OK: every tab renders offline with no console errors; the grid has values, the graph commit labels"
+    )
     return 0
 
 

@@ -5,9 +5,10 @@
 #                          [-- ASV_ARGS...]
 #
 #   -n N            commits to benchmark, newest first along main's first parents (default 5)
-#   -b REGEX        benchmarks to run (asv --bench; default: the dashboard's selection,
-#                   the timed body of every encoding: sinusoidal, rope_cos_sin, apply_rope,
-#                   t5_bucket, alibi_bias, attention; and the ratio tracks of bench_ratios)
+#   -b REGEX        benchmarks to run (asv --bench; default: the dashboard's selection, the
+#                   ratio tracks of bench_ratios: each encoding over its floor, timed
+#                   alternately in one process, min of N; sinusoidal, rope_cos_sin,
+#                   apply_rope, t5_bucket, alibi_bias, attention)
 #   --backends LIST backends to measure (POSENC_REF_BENCH_BACKENDS; default numpy,torch,mlx;
 #                   the others, and any backend that is not installed, are skipped and
 #                   hidden on the dashboard)
@@ -37,7 +38,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 count=5
-bench="time_(sinusoidal|rope_cos_sin|apply_rope|t5_bucket|alibi_bias|attention)|Ratio\.track_ratio"
+bench="Ratio\.track_"
 backends="numpy,torch,mlx"
 envs=0
 rerun=0
@@ -59,10 +60,18 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
+if ! python -c "import asv" 2>/dev/null; then
+    # like docs_ci.sh, it installs what it needs into the environment it runs in, and says where
+    echo "== install the bench extra (asv) into $(python -c 'import sys; print(sys.prefix)')"
+    python -m pip install --quiet "$root[bench]"
+fi
 cd "$root/asv_benchmarks"
 mkdir -p "$root/.asv/history"
 python -m asv machine --yes >/dev/null
 export MPLBACKEND=Agg
+# one thread for every library's own pool (BLAS, OpenMP), as PyTorch's is set in the ratio
+# tracks: a second thread's CPU time counts on the process clock, and so does its spinning
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 export POSENC_REF_BENCH_BACKENDS="$backends"
 
 mapfile -t hashes < <(git -C "$root" rev-list --first-parent --max-count="$count" main)
@@ -73,6 +82,12 @@ if [[ -n $bench && $full == 0 ]]; then
 fi
 if [[ $full == 0 ]]; then
     export POSENC_REF_BENCH_QUICK=1
+    # small sizes: 31 samples of at least 2 ms of each call (min of N; the gate's 7 of 5 ms
+    # suit its 100 ms calls)
+    export POSENC_REF_BENCH_RATIO_SAMPLES="${POSENC_REF_BENCH_RATIO_SAMPLES:-31}"
+    export POSENC_REF_BENCH_RATIO_MIN_SAMPLE="${POSENC_REF_BENCH_RATIO_MIN_SAMPLE:-0.002}"
+    # glibc's allocator fixed, so that no process's timings depend on its allocation history
+    export POSENC_REF_BENCH_ALLOCATOR=steady
     run_args+=(-a rounds=1 -a "repeat=(1,3,0.2)" -a warmup_time=0)
 fi
 
@@ -117,9 +132,9 @@ fi
 echo "== benchmarks: $((SECONDS - start)) s for ${#hashes[@]} commit(s)"
 
 if [[ $publish == 1 ]]; then
-    python -m asv publish >/dev/null
-    python "$root/scripts/asv_dashboard_check.py" --prepare-only \
-        || echo "asv_history.sh: could not prepare the dashboard for offline use" >&2
+    python "$root/scripts/asv_dashboard_check.py" --publish --prepare-only \
+        --asv-dir "$root/asv_benchmarks" --results-dir "$root/.asv/results" --html-dir "$root/.asv/html" \
+        || { echo "asv_history.sh: could not publish the dashboard" >&2; exit 1; }
     echo "== dashboard: $root/.asv/html (serve: python -m http.server -d .asv/html;"
     echo "   check: python scripts/asv_dashboard_check.py)"
 fi

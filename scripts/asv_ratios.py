@@ -48,9 +48,9 @@ COMMAND = "python scripts/asv_ratios.py --run"
 RUNS = [
     (
         {"POSENC_REF_BENCH_BACKENDS": "numpy"},
-        r"Ratio\.track_ratio|AlibiPeakMemory|GoldenGenerate|ConformanceCheck",
+        r"Ratio\.track_|AlibiPeakMemory|GoldenGenerate|ConformanceCheck",
     ),
-    ({"POSENC_REF_BENCH_BACKENDS": "torch"}, r"AlibiRowRatio\.track_ratio"),
+    ({"POSENC_REF_BENCH_BACKENDS": "torch"}, r"AlibiRowRatio\.track_"),
 ]
 
 
@@ -71,13 +71,13 @@ class Row:
     optional: str = ""  # the optional library the row needs; no value is then not a failure
 
 
-ROPE = "bench_ratios.ApplyRopeRatio.track_ratio"
-COS_SIN = "bench_ratios.RopeCosSinRatio.track_ratio"
-COS_SIN_NAIVE = "bench_ratios.RopeCosSinNaiveRatio.track_ratio"
-SINUSOIDAL = "bench_ratios.SinusoidalRatio.track_ratio"
-ALIBI = "bench_ratios.AlibiRatio.track_ratio"
-T5 = "bench_ratios.T5BucketRatio.track_ratio"
-ROW = "bench_ratios.AlibiRowRatio.track_ratio"
+ROPE = "bench_ratios.ApplyRopeRatio.track_apply_rope_over_copy"
+COS_SIN = "bench_ratios.RopeCosSinRatio.track_rope_cos_sin_over_cos_sin"
+COS_SIN_NAIVE = "bench_ratios.RopeCosSinNaiveRatio.track_rope_cos_sin_over_naive"
+SINUSOIDAL = "bench_ratios.SinusoidalRatio.track_sinusoidal_over_naive"
+ALIBI = "bench_ratios.AlibiRatio.track_alibi_bias_over_fill"
+T5 = "bench_ratios.T5BucketRatio.track_t5_bucket_over_log"
+ROW = "bench_ratios.AlibiRowRatio.track_alibi_row_over_baseline"
 NONE_FILED = math.inf
 
 #: Limits: the target where the worst of 20 runs on the 2-core machine (load 1.3 to 7,

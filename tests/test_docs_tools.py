@@ -1,4 +1,4 @@
-"""The docs' build-time helpers and the dashboard's pruning, on inputs whose answer is known.
+"""The docs' build-time helpers, on inputs whose answer is known.
 
 - text from JSON put into Markdown (``docs/_ext/mdtext.py``) reads back exactly, through the
   parser MyST uses (markdown-it with tables and dollar math);
@@ -8,11 +8,12 @@
 - the conformance matrix page (``docs/_ext/matrix_md.py``) shows every failure of the committed
   matrix with its class, links each reproduction where the site serves it, and reports a
   failure nobody explained;
-- ``scripts/asv_dashboard_check.py``'s ``hide_empty`` drops exactly the parameter values
-  without data and keeps every measured value at its parameters;
 - ``scripts/docs_text_check.py`` (rendered text equals its source) catches glued words and a
   moved clause, and lets citation markers, roles and permalinks through (small Markdown and
-  HTML snippets, no Sphinx build).
+  HTML snippets, no Sphinx build);
+- what a check run found (``docs/_ext/report_md.py``) is said in the sentences expected of a
+  small report, and a session of the docs' runs of the tool (``docs/_ext/doc_runs.py``) shows
+  each step as asked.
 
 The first three and the text check need the docs extra (skipped without it, with the reason); CI runs this
 file from ``scripts/docs_ci.sh`` after installing it.
@@ -149,9 +150,6 @@ def test_every_key_of_the_schema_has_a_meaning_on_the_page() -> None:
     assert page.count("Every object below is closed") == 1
 
 
-# --- hiding what has no data on the dashboard ---------------------------------------------------
-
-
 def test_matrix_page_classifies_every_failure_and_links_every_reproduction(tmp_path: pathlib.Path) -> None:
     from matrix_md import matrix_page
 
@@ -173,41 +171,6 @@ def test_matrix_page_classifies_every_failure_and_links_every_reproduction(tmp_p
     (tmp_path / "docs" / "matrix" / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
     text, problems = matrix_page(tmp_path)
     assert problems == [f"{one}: {rid} is unexplained"] and "UNEXPLAINED" in text
-
-
-def test_hide_empty_drops_unmeasured_values_and_keeps_the_rest(tmp_path: pathlib.Path) -> None:
-    check = _load_script("asv_dashboard_check")
-    html_dir = tmp_path / "html"
-    graphs = html_dir / "graphs" / "machine-a"
-    graphs.mkdir(parents=True)
-    (html_dir / "graphs" / "summary").mkdir()
-    params = [["'numpy'", "'jax'", "'torch'"], ["'small'", "'large'"]]
-    # product order: (numpy, small), (numpy, large), (jax, small), ... ; jax and 'large' never ran
-    values = {1: [1.0, None, None, None, 3.0, None], 2: [1.5, None, None, None, 2.5, None]}
-    (graphs / "b.T.time_x.json").write_text(json.dumps([[r, v] for r, v in values.items()]))
-    (graphs / "b.T.time_scalar.json").write_text(json.dumps([[1, 0.5], [2, 0.6]]))
-    index = {
-        "benchmarks": {
-            "b.T.time_x": {"params": params, "param_names": ["backend", "size"]},
-            "b.T.time_scalar": {"params": [], "param_names": []},
-            "b.T.time_never": {"params": params, "param_names": ["backend", "size"]},
-        }
-    }
-    (html_dir / "index.json").write_text(json.dumps(index))
-    regressions = {"regressions": [["b.T.time_x", "graphs/x", {}, 4, 3.0, 2.5, []]]}
-    (html_dir / "regressions.json").write_text(json.dumps(regressions))
-
-    hidden = check.hide_empty(html_dir)
-
-    new = json.loads((html_dir / "index.json").read_text())["benchmarks"]
-    assert set(new) == {"b.T.time_x", "b.T.time_scalar"}
-    assert new["b.T.time_x"]["params"] == [["'numpy'", "'torch'"], ["'small'"]]
-    assert json.loads((graphs / "b.T.time_x.json").read_text()) == [[1, [1.0, 3.0]], [2, [1.5, 2.5]]]
-    assert json.loads((graphs / "b.T.time_scalar.json").read_text()) == [[1, 0.5], [2, 0.6]]
-    # the regression at (torch, small) was flat index 4 of 6; it is index 1 of 2 now
-    assert json.loads((html_dir / "regressions.json").read_text())["regressions"][0][3] == 1
-    assert any("time_never" in line for line in hidden)
-    assert any("'jax'" in line for line in hidden) and any("'large'" in line for line in hidden)
 
 
 # --- rendered text equals its source -----------------------------------------------------------
@@ -370,3 +333,70 @@ def test_text_check_builds_the_pages_sphinx_builds() -> None:
     assert {"index.md", "families/rope.md", "figures.md"} <= names
     assert not any(n.startswith(("matrix/", "generated/figures", "_build/")) for n in names)
     assert "README.md" not in names and "generated/figures_gallery.md" not in names
+
+
+# --- what a check run found, and the docs' runs of the tool --------------------------------------
+
+
+def _result(result_id: str, status: str, **fields: object) -> dict[str, object]:
+    case, dtype = result_id.rstrip("]").split("[")
+    base = {"id": case, "resultId": result_id, "dtype": dtype, "status": status, "flags": []}
+    base |= {"function": case.split("/")[0], "max_abs_err": None, "worst_position": None}
+    return base | fields
+
+
+def test_report_summary_states_the_verdict_the_failures_and_where_they_are() -> None:
+    """``docs/_ext/report_md.py`` on a small report whose sentences are known."""
+    from report_md import summary
+
+    flags = ["LargePosition", "HalfLayout"]
+    report = {
+        "verdict": "FAIL",
+        "exitCode": 1,
+        "counts": {"pass": 2, "fail": 2, "skip": 5, "beyond-precision": 1},
+        "schemes": {"rope": {"compared": 3, "pass": 1, "fail": 2}, "t5": {"compared": 1, "pass": 1}},
+        "diagnosis": [
+            {
+                "function": "rope",
+                "failing": 2,
+                "valueFailures": 2,
+                "diagnoses": [{"hypothesis": "sin negated", "results": 2}],
+            }
+        ],
+        "results": [
+            _result("rope/a[float64]", "fail", flags=flags, max_abs_err=1e-10, worst_position=1048577),
+            _result(
+                "rope/a[float32]", "fail", flags=[*flags, "Extra"], max_abs_err=0.5, worst_position=16777217
+            ),
+            _result("rope/b[float32]", "pass"),
+            _result("t5_bucket/c[int]", "pass"),
+            _result("invariant/rope/d[float32]", "beyond-precision", flags=["LargePosition"]),
+        ],
+    }
+    assert summary(report) == (
+        "The run's verdict is `FAIL` (exit status 1): 4 results compared, 2 passed, 2 failed; 5 skipped.\n\n"
+        "The failures, by function:\n\n"
+        "- `rope`: 2 failing results, in float64 and float32, all in cases flagged `LargePosition` and "
+        "`HalfLayout`: `rope/a`; largest error 1e-10 in float64 and 0.5 in float32; worst elements at "
+        "positions 2\\^20 + 1 to 2\\^24 + 1. Consistent with: sin negated (2 of 2).\n\n"
+        "Passed with no failure: `t5` (1 of 1).\n\n"
+        "Not judged (`beyond`): 1 result, in a case flagged `LargePosition`: `invariant/rope/d[float32]`.\n"
+    )
+
+
+def test_a_session_transcript_shows_what_each_step_asks() -> None:
+    """``docs/_ext/doc_runs.py``: ``$ command`` and output, the output alone or nothing; relative paths."""
+    from doc_runs import Run, StepResult, relative_paths, transcript
+
+    steps = [
+        StepResult(Run("posenc-ref golden lint a"), 0, "golden lint: OK"),
+        StepResult(
+            Run("posenc-ref golden export --out b", show="output", expect=2), 2, "posenc-ref: error: x"
+        ),
+        StepResult(Run("posenc-ref golden export --out c", show="none"), 0, "exported 1 cases"),
+    ]
+    assert transcript(steps) == "$ posenc-ref golden lint a\ngolden lint: OK\nposenc-ref: error: x\n"
+    work = pathlib.Path("/tmp/posenc-docs-x")
+    assert relative_paths(f"cannot write a in {work}/.b.partial (File too large); at {work}", work) == (
+        "cannot write a in .b.partial (File too large); at ."
+    )

@@ -160,7 +160,7 @@ class SinusoidalAccuracy(_Accuracy):
 
     functions = ("sinusoidal",)
 
-    def track_sinusoidal(self, ref: dict[str, Any], name: str, dtype: str) -> float:
+    def track_sinusoidal_error(self, ref: dict[str, Any], name: str, dtype: str) -> float:
         out = self.f["sinusoidal"](self.positions, DIM, dtype=self.dt)
         return _eps_error(self.be.to_numpy(out), ref["sinusoidal"], dtype)
 
@@ -178,7 +178,7 @@ class RopeCosSinAccuracy(_Accuracy):
         if compute == "float32" and dtype == "float64":
             skip("float64 output from float32 compute is float32-accurate by design")
 
-    def track_rope_cos_sin(self, ref: dict[str, Any], name: str, dtype: str, compute: str) -> float:
+    def track_rope_cos_sin_error(self, ref: dict[str, Any], name: str, dtype: str, compute: str) -> float:
         cos, sin = self._cos_sin(self.be.dtype(compute))
         return max(
             _eps_error(self.be.to_numpy(cos), ref["rope_cos"], dtype),
@@ -191,7 +191,7 @@ class ApplyRopeAccuracy(_Accuracy):
 
     functions = ("rope_frequencies", "rope_cos_sin", "apply_rope")
 
-    def track_apply_rope(self, ref: dict[str, Any], name: str, dtype: str) -> float:
+    def track_apply_rope_error(self, ref: dict[str, Any], name: str, dtype: str) -> float:
         cos, sin = self._cos_sin()
         x = self.be.asarray(ref["rope_x"], dtype)
         out = self.f["apply_rope"](x, cos, sin)
@@ -203,7 +203,7 @@ class AlibiAccuracy(_Accuracy):
 
     functions = ("alibi_slopes", "alibi_bias")
 
-    def track_alibi_bias_relative(self, ref: dict[str, Any], name: str, dtype: str) -> float:
+    def track_alibi_bias_relative_error(self, ref: dict[str, Any], name: str, dtype: str) -> float:
         slopes = self.f["alibi_slopes"](12, xp=self.be.xp, device=self.be.device, dtype=self.dt)
         q, k = (self.be.asarray(ref[key], "int64") for key in ("alibi_q", "alibi_k"))
         out = self.be.to_numpy(self.f["alibi_bias"](q, k, slopes, form="symmetric"))
@@ -216,7 +216,7 @@ class AttentionAccuracy(_Accuracy):
 
     functions = ("attention",)
 
-    def track_attention(self, ref: dict[str, Any], name: str, dtype: str) -> float:
+    def track_attention_error(self, ref: dict[str, Any], name: str, dtype: str) -> float:
         q, k, v = (self.be.asarray(a, dtype) for a in ref["qkv"])
         out = self.f["attention"](q, k, v)
         return _eps_error(self.be.to_numpy(out), ref[f"attention_{dtype}"], dtype)

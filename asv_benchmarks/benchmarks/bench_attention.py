@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bench_baselines import QKV_SHAPES
 from .common import BACKENDS, DTYPES, backend, limit_size, require, require_dtype, shape_of
-
-#: ``[B, H, L, D]`` of q, k and v.
-QKV_SHAPES = ["1x8x512x64", "1x16x2048x64"]
 
 
 class Attention:

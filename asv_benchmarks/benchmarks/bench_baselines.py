@@ -9,6 +9,8 @@
   of posenc-ref's float32 answers, at a loss of up to 0.06 rad of phase at ``2**20``).
 * :class:`Fill`: a plain ``full`` of a fresh output (the floor of bias builders).
 * :class:`Log`: one ``log`` over as many elements (the floor of ``t5_bucket``).
+* :class:`MatMul`: ``(q @ k^T) @ v``, the two products of attention (the floor of
+  ``attention``).
 
 Sizes match those of the library benchmarks exactly; ``scripts/asv_ratios.py``
 divides one by the other.
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import BACKENDS, DTYPES, backend, require_dtype, shape_of
+from .common import BACKENDS, DTYPES, backend, limit_size, require_dtype, shape_of
 
 #: Shapes of ``x`` in the apply_rope benchmarks.
 ROPE_X_SHAPES = ["1x8x512x64", "1x32x4096x128"]
@@ -28,6 +30,8 @@ COS_SIN_SIZES = ["4096x64", "131072x64"]
 BIAS_SHAPES = ["8x512x512", "16x2048x2048"]
 #: queries x keys in the T5 bucket / Shaw index benchmarks.
 RELATIVE_SIZES = ["512x512", "4096x4096"]
+#: ``[B, H, L, D]`` of q, k and v in the attention benchmarks.
+QKV_SHAPES = ["1x8x512x64", "1x16x2048x64"]
 
 
 class Copy:
@@ -65,8 +69,9 @@ class CosSin:
         self.be.sync((xp.cos(self.angles), xp.sin(self.angles)))
 
 
-#: positions x dim of the sinusoidal ratio track (the peer comparison's size).
-TABLE_RATIO_SIZES = ["8192x1024"]
+#: positions x dim of the sinusoidal ratio track: a size the dashboard's short run measures, and
+#: the peer comparison's.
+TABLE_RATIO_SIZES = ["2048x512", "8192x1024"]
 
 
 class NaiveCosSin:
@@ -147,3 +152,22 @@ class Log:
 
     def time_log(self, name: str, size: str, dtype: str) -> None:
         self.be.sync(self.be.xp.log(self.x))
+
+
+class MatMul:
+    """``(q @ k^T) @ v`` for q, k, v of one attention shape: the two products, no softmax."""
+
+    params = [BACKENDS, QKV_SHAPES, DTYPES]
+    param_names = ["backend", "shape", "dtype"]
+
+    def setup(self, name: str, shape: str, dtype: str) -> None:
+        self.be = backend(name)
+        require_dtype(self.be, dtype)
+        b, h, n, d = shape_of(shape)
+        limit_size(b * h * n * n)  # the logits
+        rng = np.random.default_rng(0)
+        self.q, self.k, self.v = (self.be.asarray(rng.standard_normal((b, h, n, d)), dtype) for _ in range(3))
+
+    def time_matmul(self, name: str, shape: str, dtype: str) -> None:
+        xp = self.be.xp
+        self.be.sync(xp.matmul(xp.matmul(self.q, xp.matrix_transpose(self.k)), self.v))

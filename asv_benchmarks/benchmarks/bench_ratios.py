@@ -16,6 +16,8 @@ from run to run where a ratio of two asv medians taken minutes apart does not.
   float32 interleaved table (:class:`.bench_baselines.NaiveTable`).
 * :class:`AlibiRatio`: ``alibi_bias`` (full matrix) / a fill of the output's shape.
 * :class:`T5BucketRatio`: ``t5_bucket`` / one float64 ``log`` over as many elements.
+* :class:`AttentionRatio`: ``attention`` (no bias, and a symmetric ALiBi bias) / its two
+  matrix products ``(q @ k^T) @ v``.
 * :class:`AlibiRowRatio`: the small call ``[16, 1, 2048]`` (one decoding row) over its
   floor, ``slopes[:, None, None] * k``, and over BLOOM's ``build_alibi_tensor`` and MPT's
   ``build_mpt_alibi_tensor`` where transformers is importable: call overhead.
@@ -25,7 +27,8 @@ PyTorch runs on one thread here (restored in ``teardown``), as in the peer compa
 figure depend on the neighbours' load.  ``N`` is 7 samples of at least 5 ms for the
 large calls, and 31 samples of at least 2 ms for the one-row ALiBi call (a 10 us floor
 is more easily disturbed: its ratio spread 11-16 with 7 samples of 5 ms under a load
-of 5 on two cores, 12.4-12.8 with 31 of 2 ms); ``POSENC_REF_BENCH_RATIO_SAMPLES``
+of 5 on two cores, 12.4-12.8 with 31 of 2 ms); ``POSENC_REF_BENCH_RATIO_MIN_SAMPLE``
+sets the shortest sample (seconds) and ``POSENC_REF_BENCH_RATIO_SAMPLES``
 sets ``N`` for every track.
 """
 
@@ -37,9 +40,11 @@ from typing import Any
 import numpy as np
 
 from . import timing
+from .bench_attention import Attention
 from .bench_baselines import (
     BIAS_SHAPES,
     COS_SIN_SIZES,
+    QKV_SHAPES,
     RELATIVE_SIZES,
     ROPE_X_SHAPES,
     TABLE_RATIO_SIZES,
@@ -47,6 +52,7 @@ from .bench_baselines import (
     CosSin,
     Fill,
     Log,
+    MatMul,
     NaiveCosSin,
     NaiveTable,
 )
@@ -65,6 +71,12 @@ def samples(default: int) -> int:
     """``N`` of min-of-N: ``POSENC_REF_BENCH_RATIO_SAMPLES``, else ``default``."""
     value = os.environ.get("POSENC_REF_BENCH_RATIO_SAMPLES", "")
     return int(value) if value else default
+
+
+def min_sample(default: float) -> float:
+    """The shortest sample in seconds: ``POSENC_REF_BENCH_RATIO_MIN_SAMPLE``, else ``default``."""
+    value = os.environ.get("POSENC_REF_BENCH_RATIO_MIN_SAMPLE", "")
+    return float(value) if value else default
 
 
 class _Ratio:
@@ -93,7 +105,7 @@ class _Ratio:
 
     def _ratio(self) -> float:
         n = samples(self.ratio_samples)
-        return timing.ratio(self.work, self.baseline, samples=n, min_sample=self.min_sample)
+        return timing.ratio(self.work, self.baseline, samples=n, min_sample=min_sample(self.min_sample))
 
 
 class ApplyRopeRatio(_Ratio):
@@ -110,7 +122,7 @@ class ApplyRopeRatio(_Ratio):
         self.work = work._run
         self.baseline = lambda: base.time_copy(name, shape, DTYPE)
 
-    def track_ratio(self, *params: str) -> float:
+    def track_apply_rope_over_copy(self, *params: str) -> float:
         return self._ratio()
 
 
@@ -128,7 +140,7 @@ class RopeCosSinRatio(_Ratio):
         self.work = work._run
         self.baseline = lambda: base.time_cos_sin(name, size, compute)
 
-    def track_ratio(self, *params: str) -> float:
+    def track_rope_cos_sin_over_cos_sin(self, *params: str) -> float:
         return self._ratio()
 
 
@@ -147,7 +159,7 @@ class RopeCosSinNaiveRatio(_Ratio):
         self.work = work._run
         self.baseline = lambda: base.time_naive_cos_sin(name, size)
 
-    def track_ratio(self, *params: str) -> float:
+    def track_rope_cos_sin_over_naive(self, *params: str) -> float:
         return self._ratio()
 
 
@@ -165,7 +177,7 @@ class SinusoidalRatio(_Ratio):
         self.work = work._run
         self.baseline = lambda: base.time_naive_table(name, size)
 
-    def track_ratio(self, *params: str) -> float:
+    def track_sinusoidal_over_naive(self, *params: str) -> float:
         return self._ratio()
 
 
@@ -183,7 +195,7 @@ class AlibiRatio(_Ratio):
         self.work = lambda: work.run(form)
         self.baseline = lambda: base.time_fill(name, shape, DTYPE)
 
-    def track_ratio(self, *params: str) -> float:
+    def track_alibi_bias_over_fill(self, *params: str) -> float:
         return self._ratio()
 
 
@@ -201,7 +213,30 @@ class T5BucketRatio(_Ratio):
         self.work = lambda: work._run(bidirectional)
         self.baseline = lambda: base.time_log(name, size, "float64")
 
-    def track_ratio(self, *params: Any) -> float:
+    def track_t5_bucket_over_log(self, *params: Any) -> float:
+        return self._ratio()
+
+
+#: ``[B, H, L, D]`` of the attention ratio: smaller than the timed benchmark's, since the
+#: reference attention on one thread takes 0.6 s a call at ``1x8x512x64`` on MLX (140 ms on NumPy).
+ATTENTION_RATIO_SHAPES = ["1x4x128x64", *QKV_SHAPES[1:]]
+
+
+class AttentionRatio(_Ratio):
+    """``attention(q, k, v, bias=...)`` / ``(q @ k^T) @ v``, float32 q, k, v of shape ``[B, H, L, D]``."""
+
+    params = [RATIO_BACKENDS, ATTENTION_RATIO_SHAPES, ["none", "alibi"]]
+    param_names = ["backend", "shape", "bias"]
+
+    def setup(self, name: str, shape: str, bias: str) -> None:
+        work, base = Attention(), MatMul()
+        work.setup(name, shape, DTYPE, bias)
+        base.setup(name, shape, DTYPE)
+        self._one_thread(name)
+        self.work = work._run
+        self.baseline = lambda: base.time_matmul(name, shape, DTYPE)
+
+    def track_attention_over_matmul(self, *params: str) -> float:
         return self._ratio()
 
 
@@ -265,5 +300,5 @@ class AlibiRowRatio(_Ratio):
                 self.baseline = lambda: be.sync(build(ROW_HEADS, ROW_KEYS))
         self._one_thread(name)
 
-    def track_ratio(self, *params: str) -> float:
+    def track_alibi_row_over_baseline(self, *params: str) -> float:
         return self._ratio()

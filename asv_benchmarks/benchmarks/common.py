@@ -15,6 +15,7 @@ synchronised there too.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import functools
 import importlib
@@ -285,5 +286,39 @@ def _preload() -> None:
     importlib.import_module("posenc_ref")
 
 
+#: glibc ``mallopt`` parameters (``<malloc.h>``) and the values every benchmark process runs with.
+M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3
+STEADY_ALLOCATOR = {M_MMAP_THRESHOLD: 32 << 20, M_TRIM_THRESHOLD: 1 << 30, M_TOP_PAD: 64 << 20}
+
+
+def steady_allocator() -> bool:
+    """Fix glibc's allocator so that a process's timings do not depend on its allocation history.
+
+    By default glibc serves blocks of 128 KiB and more with a fresh ``mmap`` (every page
+    faulted in again on each call) until a freed block raises its threshold, and returns
+    freed heap memory to the system past 128 KiB.  Which regime a benchmark process lands
+    in depends on what it allocated before, so the same call timed in two processes was
+    bimodal: PyTorch's float64 ``cos`` + ``sin`` of 4096 x 64 took 0.6 ms in some processes
+    and 1.9 ms in others (min of 15 samples, quiet machine), ``t5_bucket`` 0.7 or 1.7 ms.
+    A fixed mmap threshold (32 MiB, glibc's largest), a trim threshold of 1 GiB and a top
+    pad of 64 MiB make every process alike (0.56 - 0.61 ms and 0.67 - 0.82 ms in six).
+    Blocks above 32 MiB (the gate's large sizes) are always mapped afresh, the same way in
+    every process.  Returns False where there is no glibc ``mallopt`` (macOS, musl).
+
+    Applied when ``POSENC_REF_BENCH_ALLOCATOR=steady`` (``scripts/asv_history.sh`` sets it for
+    the dashboard's small sizes).  Not for the speed gate's large sizes, whose limits were
+    measured with glibc's own settings: there the fixed settings made the 8192 x 1024
+    sinusoidal ratio 1.39 - 1.53 instead of 1.09 - 1.28 (three processes each).
+    """
+    try:
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    return all(mallopt(param, value) == 1 for param, value in STEADY_ALLOCATOR.items())
+
+
+if os.environ.get("POSENC_REF_BENCH_ALLOCATOR", "") == "steady":  # set by the dashboard's short run
+    steady_allocator()
 if os.environ.get("POSENC_REF_BENCH_PRELOAD", "") not in ("", "0"):
     _preload()
