@@ -487,6 +487,10 @@ def _run_golden(args: argparse.Namespace) -> int:
         if action == "generate":
             from .golden import generate
         elif action == "lint":
+            # lint imports these where it validates and reproduces; ask for them here, by name
+            import jsonschema  # noqa: F401
+            import mpmath  # noqa: F401
+
             from .golden import lint
         else:
             return _run_export(args)
@@ -521,7 +525,8 @@ def _run_golden(args: argparse.Namespace) -> int:
         problems = [f"cannot be linted: {type(exc).__name__}: {exc}"]
     for problem in problems:
         print(f"LINT: {problem}")
-    print("golden lint: OK" if not problems else f"golden lint: {len(problems)} problems")
+    plural = "s" if len(problems) > 1 else ""
+    print("golden lint: OK" if not problems else f"golden lint: {len(problems)} problem{plural}")
     return 1 if problems else 0
 
 

@@ -38,8 +38,8 @@ if [ ! -f /usr/include/nlohmann/json.hpp ] && [ "$(id -u)" = 0 ] && command -v a
 fi
 command -v npm >/dev/null 2>&1 || { echo "npm is missing (needed once to vendor MathJax)" >&2; exit 2; }
 
-step "tests of the docs' build helpers and the dashboard's pruning"
-python -m pytest -q -p no:cacheprovider tests/test_docs_tools.py
+step "tests of the docs' build helpers and the tolerance figure"
+python -m pytest -q -p no:cacheprovider tests/test_docs_tools.py tests/test_docs_tolerance_figure.py
 
 step "sphinx html (warnings are errors)"
 rm -rf docs/_build

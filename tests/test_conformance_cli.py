@@ -399,3 +399,17 @@ def test_a_project_with_its_own_conformance_package(tmp_path: pathlib.Path) -> N
     assert check.returncode == 0 and check.stdout.rstrip().endswith("RESULT: PASS (exact class)"), (
         check.stdout + check.stderr
     )
+
+
+@pytest.mark.parametrize("missing", ["jsonschema", "mpmath"])
+def test_golden_lint_without_its_extra_is_a_usage_error(monkeypatch, capsys, missing: str) -> None:
+    """A plain ``pip install .`` has neither: lint says which extra, it is not a suite error."""
+    for name in [m for m in sys.modules if m == missing or m.startswith(f"{missing}.")]:
+        monkeypatch.delitem(sys.modules, name)
+    for name in [m for m in sys.modules if m.startswith("posenc_ref_conformance.golden.")]:
+        if name.rsplit(".", 1)[1] in ("lint", "generate", "oracle", "export"):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, missing, None)  # import raises ImportError
+    assert main(["golden", "lint"]) == 2
+    err = capsys.readouterr().err
+    assert "golden lint needs the test extras (pip install 'posenc-ref[test]')" in err and missing in err

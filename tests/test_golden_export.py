@@ -523,7 +523,11 @@ class SwappedHalves(PosencRefAdapter):
 
 
 def test_the_docs_page_commands_parse() -> None:
-    """Every command on docs/guide/export.md is one the CLI accepts (its options exist, its JSON parses)."""
+    """Every command on docs/guide/export.md is one the CLI accepts (its options exist, its JSON parses).
+
+    The worked examples' commands are not on the page: the docs build runs them
+    (``docs/_ext/doc_runs.py``) and shows their output.
+    """
     import re
     import shlex
 
@@ -531,7 +535,7 @@ def test_the_docs_page_commands_parse() -> None:
 
     page = (pathlib.Path(__file__).parents[1] / "docs" / "guide" / "export.md").read_text()
     commands = [m.strip() for m in re.findall(r"^(?:\$ )?(posenc-ref [^\n]+)$", page, flags=re.M)]
-    assert len(commands) >= 10
+    assert len(commands) >= 6
     parser = build_parser()
     for command in commands:
         args = parser.parse_args(shlex.split(command)[1:])

@@ -2,7 +2,8 @@
 
 - :func:`golden_summary`: the files (cases, size, version, checksum) and one case as stored;
 - :func:`flag_notes`: the rationale flags, what each catches and where it was seen;
-- :func:`tolerance_table`: per file and dtype, the file's tolerance and the per-case ones;
+- :func:`tolerance_table`: per file and dtype, the file's tolerance and the per-case ones (those
+  that grow with the position are in the figure of ``docs/figures/fig_tolerance.py``);
 - :func:`case_ids`: every golden case id and invariant id, with its dtypes, flags and what
   it checks (what an adopter writes in an xfail file).
 
@@ -111,31 +112,79 @@ def flag_notes(root: Path) -> str:
 
 
 def tolerance_table(root: Path) -> str:
-    """Per golden file and dtype: the file's tolerance and the range of per-case ones."""
-    rows = [
-        "| function | dtype | file tolerance (atol / rtol / maxUlp) | cases with their own "
-        "| their atol range | maxUlp |",
-        "|---|---|---|---:|---|---|",
-    ]
+    """The golden files' tolerances that the tolerance figure does not show, and which it does.
+
+    A function whose cases carry ``phase`` data (its accuracy depends on the position) is
+    left to the figure (``docs/figures/fig_tolerance.py``) and only named; integer and boolean
+    outputs (compared exactly) and float outputs whose tolerance is zero (compared for
+    equality) are named in one sentence each.  Every other function gets a row, with per
+    dtype the non-zero parts of the file's tolerance (when a case uses it) and the range of
+    the per-case ones.
+    """
+    rows = ["| function | float64 | float32 |", "|---|---|---|"]
+    plotted, exact, equal = [], [], []
     for _path, doc in _case_files(root):
         function = md_literal(doc.get("function", _path.stem), in_table=True)
         if not doc.get("tolerances"):
-            rows.append(f"| {function} | {', '.join(doc.get('dtypes', []))} | exact | | | |")
-            continue
-        for dtype, tol in doc["tolerances"].items():
-            own = [c["tolerances"][dtype] for c in doc["cases"] if dtype in c.get("tolerances", {})]
-            base = f"{_g(tol['atol'])} / {_g(tol['rtol'])} / {tol['maxUlp']}"
-            if not own:
-                rows.append(f"| {function} | {dtype} | {base} | 0 | | |")
-                continue
-            atols = sorted({t["atol"] for t in own})
-            ulps = sorted({t["maxUlp"] for t in own})
-            rng = f"{_g(atols[0])} to {_g(atols[-1])}" if len(atols) > 1 else _g(atols[0])
-            ulp = f"{ulps[0]} to {ulps[-1]}" if len(ulps) > 1 else str(ulps[0])
-            rows.append(f"| {function} | {dtype} | {base} | {len(own)} | {rng} | {ulp} |")
-    if len(rows) == 2:
+            exact.append(function)
+        elif any("phase" in c for c in doc["cases"]):
+            plotted.append(function)
+        else:
+            cells = [_tolerance_cell(doc, dtype) for dtype in ("float64", "float32")]
+            if any(cells):
+                rows.append(f"| {function} | {' | '.join(cells)} |")
+            else:
+                equal.append(function)
+    if not (plotted or exact or equal or len(rows) > 2):
         return "*(No golden files were present at build time.)*\n"
-    return "\n".join(rows) + "\n"
+    text = "\n".join(rows) + "\n" if len(rows) > 2 else ""
+    if equal:
+        text += f"\nFloat outputs with a zero tolerance (must equal the golden value): {', '.join(equal)}.\n"
+    if exact:
+        text += f"\nInteger and boolean outputs, compared exactly: {', '.join(exact)}.\n"
+    if plotted:
+        text += (
+            f"\nTolerances that grow with the position are in {{ref}}`the figure <tolerance-figure>`: "
+            f"{', '.join(plotted)}.\n"
+        )
+    return text
+
+
+def _tolerance_cell(doc: dict[str, Any], dtype: str) -> str:
+    """One dtype's tolerances of a file: the file's (if a case uses it); the per-case range."""
+    tol = doc["tolerances"].get(dtype)
+    if tol is None:
+        return ""
+    valued = [c for c in doc["cases"] if c.get("result") != "invalid"]
+    own = [c["tolerances"][dtype] for c in valued if dtype in c.get("tolerances", {})]
+    parts = []
+    if len(own) < len(valued) and any(tol.values()):
+        parts.append(_tol_text(tol))
+    if own:
+        count = f"{len(own)}" if len(own) == len(valued) else f"{len(own)} of {len(valued)}"
+        parts.append(f"per case ({count}): {_range_text(own)}")
+    return "; ".join(parts)
+
+
+def _tol_text(tol: dict[str, Any]) -> str:
+    """The non-zero parts of one tolerance: ``atol 2.38e-07, rtol 2.38e-07, 4 ulp``."""
+    parts = [f"{key} {_g(tol[key])}" for key in ("atol", "rtol") if tol.get(key)]
+    if tol.get("maxUlp"):
+        parts.append(f"{tol['maxUlp']} ulp")
+    return ", ".join(parts) or "0"
+
+
+def _range_text(tolerances: list[dict[str, Any]]) -> str:
+    """The range of each non-zero part over per-case tolerances: ``atol 0 to 4.37e-11, 4 ulp``."""
+    parts = []
+    for key, unit in (("atol", ""), ("rtol", ""), ("maxUlp", " ulp")):
+        values = sorted({t.get(key, 0) for t in tolerances})
+        if not values or values == [0]:
+            continue
+        shown = [str(v) if key == "maxUlp" else _g(v) for v in (values[0], values[-1])]
+        span = f"{shown[0]} to {shown[1]}" if len(values) > 1 else shown[0]
+        parts.append(f"{span}{unit}" if key == "maxUlp" else f"{key} {span}")
+    return ", ".join(parts) or ("0" if tolerances else "")
 
 
 # --------------------------------------------------------------------------------------

@@ -10,12 +10,19 @@ On ``builder-inited`` it writes, under ``docs/generated/`` (git-ignored):
   (``posenc_ref_conformance/golden/golden_schema_v1.json``; :mod:`schema_md`);
   ``golden_summary.md``, ``tolerance_table.md``, ``case_ids.md`` and ``flag_notes.md`` from the golden
   vectors and the invariants (:mod:`golden_md`).
+- ``benchmarks_list.md`` and ``benchmarks_thresholds.md``: the asv benchmarks, and the
+  dashboard's regression thresholds beside the noise they come from (:mod:`bench_md`).
 - ``conventions.md``: who uses which convention, from the family pages' implementation
   tables, the library's convention tuples and the golden vectors (:mod:`conventions_md`).
 - ``api/*.md`` and ``api_index.md``: one API page per library module that exists, and an
   index with a summary table (autosummary) of every public function.
 - ``check/*.txt``: the real output of ``posenc-ref check`` for the example adapters
-  in ``docs/examples/`` (run in a subprocess, cached like the figures).
+  in ``docs/examples/`` (run in a subprocess, cached like the figures), their JSON reports,
+  and ``check/*-summary.md``, what each run found, from its report (:mod:`report_md`).
+- ``export/*``: the export guide's sessions (``golden export``, ``check --golden``,
+  ``golden lint``, the export's refusals), run in a fresh folder, and excerpts of what they
+  wrote.  Every command the site shows the output of is listed in :mod:`doc_runs`.
+  ``POSENC_DOCS_SKIP_CHECK=1`` runs none of them.
 
 It also loads :mod:`citations` (issue, pull-request and arXiv references become links)
 and :mod:`search_offline` (search summaries from disk).  :func:`vendor_mathjax` (called
@@ -258,6 +265,10 @@ def build_data_pages() -> None:
     _write_if_changed(GENERATED / "matrix.md", matrix_text)
     _write_if_changed(GENERATED / "flag_notes.md", flag_notes(ROOT))
     _write_if_changed(GENERATED / "diagnosis_catalogue.md", diagnosis_catalogue())
+    from bench_md import benchmark_list, threshold_table
+
+    _write_if_changed(GENERATED / "benchmarks_list.md", benchmark_list(ROOT))
+    _write_if_changed(GENERATED / "benchmarks_thresholds.md", threshold_table(ROOT))
     text, problems = overview(ROOT, DOCS)
     for problem in problems:
         logger.warning("conventions overview: %s", problem, type="posenc", subtype="conventions")
@@ -469,24 +480,24 @@ def _summary_section(module: str, title: str, page: str, entries: list[tuple[str
 
 
 # --------------------------------------------------------------------------------------
-# Real `posenc-ref check` runs of the example adapters
+# Real runs of the tool: `posenc-ref check` of the example adapters, the export sessions
 # --------------------------------------------------------------------------------------
-#: example adapter file -> module it needs
-CHECK_EXAMPLES: dict[str, str] = {
-    "mlx_adapter.py": "mlx.core",
-    "torch_adapter.py": "torch",
-    "planted_bug_adapter.py": "numpy",
-}
-#: Extra arguments of an example's check (its report is shown whole on the page).
-CHECK_ARGUMENTS: dict[str, list[str]] = {"planted_bug_adapter.py": ["--only", "rope", "--max-failures", "4"]}
-
-
 def build_check_reports(library_digest: str) -> None:
+    """``check/<example>.txt`` (the run's output) and ``check/<example>-summary.md`` (what it found).
+
+    The commands are :data:`doc_runs.CHECK_EXAMPLES`; the summary is :func:`report_md.summary`
+    of the run's JSON report, remade on every build.
+    """
+    from doc_runs import CHECK_EXAMPLES, report_name
+    from report_md import summary
+
     outdir = GENERATED / "check"
     outdir.mkdir(parents=True, exist_ok=True)
     for example, needs in CHECK_EXAMPLES.items():
         script = DOCS / "examples" / example
-        out = outdir / f"{Path(example).stem}.txt"
+        stem = Path(example).stem
+        out = outdir / f"{stem}.txt"
+        report = outdir / report_name(example)
         if not script.is_file():
             continue
         if importlib.util.find_spec(needs.split(".")[0]) is None:
@@ -497,45 +508,91 @@ def build_check_reports(library_digest: str) -> None:
                 type="posenc",
                 subtype="check",
             )
-            out.write_text(f"({needs} was not installed when these docs were built)\n")
+            missing = f"({needs} was not installed when these docs were built)\n"
+            out.write_text(missing)
+            _write_if_changed(outdir / f"{stem}-summary.md", missing)
             continue
         key = _digest(script.read_bytes(), library_digest.encode())
-        stamp = outdir / f".{Path(example).stem}.stamp"
-        if stamp.is_file() and stamp.read_text() == key and out.is_file():
+        stamp = outdir / f".{stem}.stamp"
+        if not (stamp.is_file() and stamp.read_text() == key and out.is_file() and report.is_file()):
+            _run_check(example, out, report, stamp, key)
+        if report.is_file():
+            _write_if_changed(outdir / f"{stem}-summary.md", summary(json.loads(report.read_text())))
+
+
+def _run_check(example: str, out: Path, report: Path, stamp: Path, key: str) -> None:
+    """Run the check of ``example``; write its transcript to ``out`` and its JSON report to ``report``."""
+    from doc_runs import check_argv, command, environment
+
+    report_json = report.relative_to(ROOT).as_posix()
+    cmd = command(check_argv(example, report_json))
+    proc = subprocess.run(
+        cmd, cwd=ROOT, env=environment(), capture_output=True, text=True, timeout=600, check=False
+    )
+    shown = proc.stdout.rstrip().replace(report_json, report.name)
+    text = f"$ {' '.join(check_argv(example, report.name))}\n{shown}\n$ echo $?\n{proc.returncode}\n"
+    if proc.returncode not in (0, 1):
+        logger.warning(
+            "`%s` failed with exit code %d:\n%s",
+            " ".join(cmd[2:]),
+            proc.returncode,
+            proc.stderr[-3000:],
+            type="posenc",
+            subtype="check",
+        )
+    out.write_text(text)
+    if proc.returncode in (0, 1):
+        stamp.write_text(key)
+    else:
+        stamp.unlink(missing_ok=True)
+
+
+def build_export_samples(library_digest: str) -> None:
+    """``export/<session>.txt`` and the session's excerpts, for each of :data:`doc_runs.SESSIONS`.
+
+    A session is rerun when the library, ``doc_runs.py`` or one of its input files changed; a
+    step that exits with another status than the page relies on is a warning (an error with -W).
+    """
+    import doc_runs
+
+    outdir = GENERATED / "export"
+    outdir.mkdir(parents=True, exist_ok=True)
+    spec = Path(doc_runs.__file__).read_bytes()
+    for session in doc_runs.SESSIONS:
+        out = outdir / f"{session.name}.txt"
+        wanted = [out, *(outdir / name for name in session.excerpts)]
+        key = _digest(library_digest.encode(), spec, *(p.read_bytes() for p in session.inputs()))
+        stamp = outdir / f".{session.name}.stamp"
+        if stamp.is_file() and stamp.read_text() == key and all(p.is_file() for p in wanted):
             continue
-        stem = Path(example).stem
-        report_name = f"{stem.removesuffix('_adapter')}-report.json"
-        report_json = (outdir / report_name).relative_to(ROOT).as_posix()
-        adapter = script.relative_to(ROOT).as_posix()
-        extra = CHECK_ARGUMENTS.get(example, [])
-        cmd = [
-            sys.executable,
-            "-m",
-            "posenc_ref_conformance",
-            "check",
-            adapter,
-            *extra,
-            "--json",
-            report_json,
-        ]
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
-        shown = proc.stdout.rstrip().replace(report_json, report_name)
-        shell = " ".join(["posenc-ref check", adapter, *extra, "--json", report_name])
-        text = f"$ {shell}\n{shown}\n$ echo $?\n{proc.returncode}\n"
-        if proc.returncode not in (0, 1):
-            logger.warning(
-                "`%s` failed with exit code %d:\n%s",
-                " ".join(cmd[2:]),
-                proc.returncode,
-                proc.stderr[-3000:],
-                type="posenc",
-                subtype="check",
-            )
-        out.write_text(text)
-        if proc.returncode in (0, 1):
-            stamp.write_text(key)
-        else:
+        text, excerpts, problems = doc_runs.run_session(session)
+        for problem in problems:
+            logger.warning("export sample %s: %s", session.name, problem, type="posenc", subtype="export")
+        _write_if_changed(out, text)
+        for name, excerpt in excerpts.items():
+            _write_if_changed(outdir / name, excerpt)
+        if problems:
             stamp.unlink(missing_ok=True)
+        else:
+            stamp.write_text(key)
+        logger.info("posenc_docs: export sample %s", session.name)
+
+
+def _skipped_outputs() -> None:
+    """Placeholders for the tool's outputs when POSENC_DOCS_SKIP_CHECK=1 and no earlier build made them."""
+    import doc_runs
+
+    wanted = [
+        GENERATED / "check" / f"{Path(e).stem}{suffix}"
+        for e in doc_runs.CHECK_EXAMPLES
+        for suffix in (".txt", "-summary.md")
+    ]
+    for session in doc_runs.SESSIONS:
+        wanted += [GENERATED / "export" / name for name in (f"{session.name}.txt", *session.excerpts)]
+    for path in wanted:
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("(not run: these docs were built with POSENC_DOCS_SKIP_CHECK=1)\n")
 
 
 # --------------------------------------------------------------------------------------
@@ -597,6 +654,9 @@ def _on_builder_inited(app: Sphinx) -> None:
     build_figure_gallery()
     if os.environ.get("POSENC_DOCS_SKIP_CHECK") != "1":
         build_check_reports(digest)
+        build_export_samples(digest)
+    else:
+        _skipped_outputs()
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
