@@ -1,36 +1,42 @@
 #!/usr/bin/env python
-"""Prepare the published asv dashboard for offline use, and check it in headless Chromium.
+"""Publish the asv dashboard, prepare it for offline use, and check every tab in headless Chromium.
 
-    python scripts/asv_dashboard_check.py [--html-dir .asv/html] [--out .asv/dashboard]
+    python scripts/asv_dashboard_check.py [--publish] [--prepare-only] [--html-dir .asv/html]
+                                          [--out .asv/dashboard] [--expect-regressions none|REGEX]
 
-1. **Vendoring.**  ``asv publish`` writes an ``index.html`` that loads jQuery, Flot,
+1. **Publishing** (``--publish``).  ``asv publish`` lists every benchmark its last run
+   discovered, measured or not, so the grid would show empty tiles.  asv's own benchmark
+   list (``results/benchmarks.json``) is narrowed to the benchmarks that have results for
+   the time of the publish and restored afterwards: asv's pages then read files asv wrote,
+   consistent with each other (parameter values a short run skips show as asv's n/a).
+2. **Vendoring.**  ``asv publish`` writes an ``index.html`` that loads jQuery, Flot,
    Bootstrap, stupidtable and blueimp-md5 from public CDNs, so with no network the
    page is blank.  This script replaces every such URL with a local copy under
    ``<html-dir>/vendor/`` (fetched once with ``npm pack`` into ``--vendor-cache``;
    the jsDelivr URLs name npm packages directly, the cdnjs ones are mapped below)
    and drops the ``integrity`` attributes, which only fit the CDN's exact bytes.
    ``--no-vendor`` skips this step (e.g. to prove the unvendored page fails).
-2. **Hiding what has no data.**  asv lists every benchmark of the suite and every value
-   of every parameter, measured or not: backends that are not installed, sizes a short
-   run skips.  Benchmarks without any result are dropped from ``index.json``, and so
-   are parameter values (a backend, a size) that have no result in any graph; the
-   graphs' data and the regressions list are re-indexed to match.
-3. **Serving.**  asv's pages fetch JSON with XHR, so they need HTTP: a
+3. **Labels and values.**  Each benchmarked commit becomes an asv tag of ``index.json``
+   (asv draws tags as labels over its graphs, and labels nothing else on the commit
+   axis), and ``summary-values.js`` writes the latest value under each tile of the grid.
+4. **Serving.**  asv's pages fetch JSON with XHR, so they need HTTP: a
    ``http.server`` on 127.0.0.1 serves ``--html-dir``.
-4. **Rendering.**  Playwright drives the system Chromium (``/usr/bin/chromium``; it never
+5. **Rendering.**  Playwright drives the system Chromium (``/usr/bin/chromium``; it never
    downloads a browser) with background networking off and every host name except
-   127.0.0.1 unresolvable, so nothing outside the machine is reached.  It loads the
-   summary grid and one benchmark's graph, records console errors, uncaught exceptions
-   and failed requests, and checks that the graph **carries information**: at least
-   ``--min-commits`` commits with a value, a labelled y axis (the unit) and a labelled
-   x axis.  It saves ``summary.png``, ``graph.png`` (the whole page) and
-   ``graph-plot.png`` (the plot alone) in ``--out``.
+   127.0.0.1 unresolvable, so nothing outside the machine is reached.  It drives every
+   tab and records console errors, uncaught exceptions and failed requests: the grid (a
+   sparkline and a value on every tile, one name per benchmark), the Benchmark list (rows
+   with values), the Regressions tab (the benchmarks of ``regressions.json``; with
+   ``--expect-regressions``, none, or only those matching REGEX) and one benchmark's graph
+   (at least ``--min-commits`` commits with a value, labelled axes, labelled commits).
+   Screenshots: ``summary.png``, ``list.png``, ``regressions.png``, ``graph.png`` and
+   ``graph-plot.png`` in ``--out``.
 
-``--prepare-only`` does steps 1 and 2 and stops (``scripts/asv_history.sh`` calls it after
-publishing).  Exit status: 0 when both pages render with no error recorded; 1
+``--prepare-only`` does steps 1 (with ``--publish``) to 3 and stops (``scripts/asv_history.sh``
+calls it to publish).  Exit status: 0 when every tab renders with no error recorded; 1
 otherwise, listing what went wrong; 2 for a usage problem (no dashboard, no Chromium, no
-Playwright).  Needs: ``chromium`` (Debian: ``apt-get install chromium``), the ``docs``
-extra (Playwright), and ``npm`` for the first vendoring run.
+Playwright, asv publish failed).  Needs: ``chromium`` (Debian: ``apt-get install chromium``),
+the ``docs`` extra (Playwright), and ``npm`` for the first vendoring run.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@
 #                   alternately in one process, min of N; sinusoidal, rope_cos_sin,
 #                   apply_rope, t5_bucket, alibi_bias, attention)
 #   --backends LIST backends to measure (POSENC_REF_BENCH_BACKENDS; default numpy,torch,mlx;
-#                   the others, and any backend that is not installed, are skipped and
-#                   hidden on the dashboard)
+#                   the others, and any backend that is not installed, are skipped: asv's
+#                   n/a)
 #   --full          every benchmark at every size, with asv's default sampling (about an hour
 #                   per commit on 2 cores) instead of the dashboard's short run
 #   --envs          build each commit in an asv-managed virtualenv (asv run HASHFILE:...),
@@ -25,15 +25,18 @@
 # (ASV_PYTHONPATH; checked before each run).  Results are stored under each commit's hash
 # (asv run -E existing --set-commit-hash), so the graphs have one point per commit.
 # Commits that predate a function skip its benchmarks (NotImplementedError in setup).
-# Short-run settings: small sizes only (POSENC_REF_BENCH_QUICK=1), one round of up to
-# three samples, no warm-up, the backends imported once per run (forkserver with
-# POSENC_REF_BENCH_PRELOAD=1); about 25 s per commit on 2 cores.  A commit whose results
-# are already stored in .asv/results is not run again (unless --rerun).
+# Short-run settings: small sizes only (POSENC_REF_BENCH_QUICK=1), each ratio the fastest of
+# 31 samples of at least 2 ms of each call, every thread pool on one thread, glibc's
+# allocator fixed (POSENC_REF_BENCH_ALLOCATOR=steady), the backends imported once per run
+# (forkserver with POSENC_REF_BENCH_PRELOAD=1); 30 - 40 s per commit on 2 quiet cores.  A
+# commit whose results are already stored in .asv/results is not run again (unless --rerun).
 #
-# Publishing: `asv publish`, then scripts/asv_dashboard_check.py --prepare-only replaces
-# the dashboard's CDN scripts with local copies (npm fetches them once) and hides
-# benchmarks and parameter values (backends, sizes) without any data.  View it with
-# `python -m http.server -d .asv/html` or check it with scripts/asv_dashboard_check.py.
+# Publishing: scripts/asv_dashboard_check.py --publish --prepare-only runs `asv publish` on
+# the benchmarks that have results, replaces the dashboard's CDN scripts with local copies
+# (npm fetches them once), labels the commits on the graphs and puts the latest value under
+# each tile of the grid.  Regression thresholds: asv_benchmarks/asv.conf.json (from
+# noise.json; see docs/benchmarks.md).  View it with `python -m http.server -d .asv/html`
+# or check it with scripts/asv_dashboard_check.py.  Needs asv (installed when missing).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,7 +58,7 @@ while [[ $# -gt 0 ]]; do
         --full) full=1; shift ;;
         --no-publish) publish=0; shift ;;
         --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
         *) echo "asv_history.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
