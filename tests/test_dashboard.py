@@ -327,3 +327,18 @@ def test_the_benchmarks_page_lists_every_dashboard_benchmark_and_threshold():
     assert "| `T5BucketRatio.track_t5_bucket_over_log` | numpy |" in table
     for pattern in trial.NOT_DETECTED:
         assert pattern in table
+
+
+def test_each_benchmark_is_collected_once():
+    """asv collects every benchmark class in a module's namespace: none may be imported from another."""
+    sys.path.insert(0, str(ROOT / "asv_benchmarks"))
+    try:
+        for path in sorted((ROOT / "asv_benchmarks" / "benchmarks").glob("bench_*.py")):
+            module = importlib.import_module(f"benchmarks.{path.stem}")
+            for name in dir(module):
+                obj = getattr(module, name)
+                kinds = ("time_", "track_", "peakmem_")
+                if isinstance(obj, type) and any(m.startswith(kinds) for m in dir(obj)):
+                    assert obj.__module__ == module.__name__, f"{path.stem}.{name} is {obj.__module__}'s"
+    finally:
+        sys.path.remove(str(ROOT / "asv_benchmarks"))

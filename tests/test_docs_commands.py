@@ -720,7 +720,7 @@ def _normal(name: str) -> str:
 
 def _pyproject() -> tuple[set[str], set[str]]:
     """(extras, names of every dependency) of pyproject.toml."""
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    tomllib = pytest.importorskip("tomllib", reason="tomllib needs Python 3.11", exc_type=ImportError)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras = project.get("optional-dependencies", {})
     requirements = list(project.get("dependencies", [])) + [r for rs in extras.values() for r in rs]

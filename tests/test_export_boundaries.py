@@ -195,7 +195,7 @@ class TestNothingLost:
 
     def test_a_file_system_error_is_named(self, previous: pathlib.Path) -> None:
         """A write that fails (here: past RLIMIT_FSIZE, EFBIG) is named as such, and nothing is lost."""
-        resource = pytest.importorskip("resource")
+        resource = pytest.importorskip("resource", reason="no resource module here", exc_type=ImportError)
         before = snapshot(previous)
         soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
         old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -46,7 +46,7 @@ def vectors(tmp_path: pathlib.Path) -> pathlib.Path:
 @pytest.fixture(scope="module")
 def exported_set(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     """A small export with every array in a .npy file (rope_frequencies, rope_cos_sin, apply_rope, rope)."""
-    pytest.importorskip("mpmath", exc_type=ImportError)
+    pytest.importorskip("mpmath", reason="mpmath (the test extra) is not installed", exc_type=ImportError)
     from posenc_ref_conformance.golden import export
 
     out = tmp_path_factory.mktemp("exported") / "set"
@@ -652,7 +652,7 @@ class TestBounds:
 
     def test_an_export_near_2_to_the_20_fits_its_bound(self, tmp_path: pathlib.Path) -> None:
         """The generator's loosest angle tolerance (not yet LargePosition) is within the bound."""
-        pytest.importorskip("mpmath", exc_type=ImportError)
+        pytest.importorskip("mpmath", reason="mpmath (the test extra) is not installed", exc_type=ImportError)
         from posenc_ref_conformance.golden import export
 
         out = tmp_path / "edge"

@@ -62,6 +62,20 @@ def _in_process(source: str) -> Any:
     return namespace["ADAPTER"]
 
 
+def _reply_header(dtype: str, shape: list[int]) -> bytes:
+    """The JSON header of a successful reply holding one array of ``dtype`` and ``shape``."""
+    header = {
+        "reply": "done",
+        "kind": "ok",
+        "error_type": "",
+        "error_bases": [],
+        "message": "",
+        "where": "",
+        "value": {"tuple": False, "arrays": [{"dtype": dtype, "shape": shape}]},
+    }
+    return json.dumps(header).encode("ascii")
+
+
 class TestRepliesCannotRunCode:
     def test_a_reduce_payload_never_runs_in_the_suite(
         self, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
@@ -100,16 +114,7 @@ class TestRepliesCannotRunCode:
         assert runner.compare_output is original and compare.compare_output is original
 
     def test_the_reader_allocates_nothing_for_an_oversized_header(self) -> None:
-        header = {
-            "reply": "done",
-            "kind": "ok",
-            "error_type": "",
-            "error_bases": [],
-            "message": "",
-            "where": "",
-            "value": {"tuple": False, "arrays": [{"dtype": "<f8", "shape": [2**40]}]},
-        }
-        head = json.dumps(header).encode("ascii")
+        head = _reply_header("<f8", [2**40])
         with pytest.raises(_wire.ReplyTooLarge, match=r"reply of 8796093022208 bytes exceeds the limit"):
             _wire.read_reply(io.BytesIO(struct.pack("<I", len(head)) + head), 1 << 20)
 
@@ -128,17 +133,7 @@ class TestRepliesCannotRunCode:
     def test_undecodable_replies_are_refused(self, frame: bytes | str, text: str) -> None:
         if isinstance(frame, str):
             dtype = {"object": "|O", "cut": "<f8", "pickle": "|V8"}[frame]
-            head = json.dumps(
-                {
-                    "reply": "done",
-                    "kind": "ok",
-                    "error_type": "",
-                    "error_bases": [],
-                    "message": "",
-                    "where": "",
-                    "value": {"tuple": False, "arrays": [{"dtype": dtype, "shape": [4]}]},
-                }
-            ).encode("ascii")
+            head = _reply_header(dtype, [4])
             frame = struct.pack("<I", len(head)) + head + b"\x00" * 8
         with pytest.raises(_wire.ReplyError, match=text):
             _wire.read_reply(io.BytesIO(frame), 1 << 20)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bench_baselines import QKV_SHAPES
-from .common import BACKENDS, DTYPES, backend, limit_size, require, require_dtype, shape_of
+from .bench_baselines import QKV_SHAPES, qkv
+from .common import BACKENDS, DTYPES, backend, require, require_dtype
 
 
 class Attention:
@@ -18,10 +18,8 @@ class Attention:
         self.func = require("attention")
         self.be = backend(name)
         require_dtype(self.be, dtype)
-        b, h, n, d = shape_of(shape)
-        limit_size(b * h * n * n)  # the logits
-        rng = np.random.default_rng(0)
-        self.q, self.k, self.v = (self.be.asarray(rng.standard_normal((b, h, n, d)), dtype) for _ in range(3))
+        self.q, self.k, self.v = qkv(self.be, shape, dtype)
+        _, h, n, _ = self.q.shape
         self.bias = None
         if bias == "alibi":
             slopes = require("alibi_slopes")(

@@ -18,9 +18,11 @@ divides one by the other.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from .common import BACKENDS, DTYPES, backend, limit_size, require_dtype, shape_of
+from .common import BACKENDS, DTYPES, Backend, backend, limit_size, require_dtype, shape_of
 
 #: Shapes of ``x`` in the apply_rope benchmarks.
 ROPE_X_SHAPES = ["1x8x512x64", "1x32x4096x128"]
@@ -154,6 +156,14 @@ class Log:
         self.be.sync(self.be.xp.log(self.x))
 
 
+def qkv(be: Backend, shape: str, dtype: str) -> tuple[Any, Any, Any]:
+    """Seeded q, k, v of ``shape`` ``[B, H, L, D]`` on ``be``; skips a size whose logits are large."""
+    b, h, n, d = shape_of(shape)
+    limit_size(b * h * n * n)  # the logits
+    rng = np.random.default_rng(0)
+    return tuple(be.asarray(rng.standard_normal((b, h, n, d)), dtype) for _ in range(3))
+
+
 class MatMul:
     """``(q @ k^T) @ v`` for q, k, v of one attention shape: the two products, no softmax."""
 
@@ -163,10 +173,7 @@ class MatMul:
     def setup(self, name: str, shape: str, dtype: str) -> None:
         self.be = backend(name)
         require_dtype(self.be, dtype)
-        b, h, n, d = shape_of(shape)
-        limit_size(b * h * n * n)  # the logits
-        rng = np.random.default_rng(0)
-        self.q, self.k, self.v = (self.be.asarray(rng.standard_normal((b, h, n, d)), dtype) for _ in range(3))
+        self.q, self.k, self.v = qkv(self.be, shape, dtype)
 
     def time_matmul(self, name: str, shape: str, dtype: str) -> None:
         xp = self.be.xp
