@@ -5,12 +5,15 @@ Build (warnings are errors in CI)::
     sphinx-build -W --keep-going -b html docs docs/_build/html
     sphinx-build -W --keep-going -b doctest docs docs/_build/doctest
 
-Everything the site shows is made at build time by ``docs/_ext/posenc_docs.py`` and the
-modules beside it: figures from the library (``docs/figures/*.py``), the golden-file format
-page from ``posenc_ref_conformance/golden/golden_schema_v1.json``, the case ids and the
-convention overview from the golden vectors and the library, the API pages for the modules
-that exist, and MathJax, vendored from the npm registry so that the site works offline.
-Generated files go to ``docs/generated/`` (git-ignored).  See ``docs/README.md``.
+The generated text the pages show (case ids, the golden-file format, the conformance matrix,
+the convention overview, the API index, the real output of ``posenc-ref check`` and of the
+export sessions, ...) is in the page sources themselves, between marker comments, written by
+``python scripts/docs_generate.py`` and checked up to date in CI (``--check``), so a page reads
+the same on GitHub as here.  What cannot be in a source is made at build time by
+``docs/_ext/posenc_docs.py``: the figures (``docs/figures/*.py``, from the library), the API
+pages for the modules that exist, the one timing paragraph of the export guide, and MathJax,
+vendored from the npm registry so that the site works offline.  Those go to
+``docs/generated/`` (git-ignored).  See ``docs/README.md``.
 """
 
 from __future__ import annotations
@@ -52,9 +55,11 @@ exclude_patterns = [
     "examples",
     "README.md",
     "matrix",  # conformance-matrix findings and repro scripts, read on GitHub, not built
-    # generated fragments pulled into pages with {include}, and generated assets:
+    # a fragment pulled into a page with {include} (export/), generated assets, and what
+    # builds before scripts/docs_generate.py left there (*.md, check/):
     "generated/*.md",
     "generated/check",
+    "generated/export",
     "generated/figures",
     "generated/static",
     "generated/vendor",

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from . import variants
 from .compare import Mismatch, as_numpy
 
 __all__ = [
@@ -467,16 +468,21 @@ def _dynamic_as_linear(s: Subject) -> dict[str, np.ndarray] | None:
 
 
 #: The named variants of the golden files (topic, name) as a person reads them.
+#: (variant axis or preset topic, value) -> what the formula is (posenc_ref_conformance/variants.py).
 VARIANT_TEXTS = {
     ("ntk", "vllm"): "vLLM's ntk (base times s, every frequency divided by s^(2/d))",
     ("yarn", "deepseek"): "DeepSeek's own YaRN (always truncated; mscale and mscale_all_dim default 1 and 0)",
+    ("yarn-attention-factor", "deepseek"): "YaRN with DeepSeek's attention factor (mscale and mscale_all_dim "
+    "default 1 and 0), truncate read (megatron-core)",
+    ("yarn-truncate", "ignored"): "YaRN with truncate not read (the correction range always rounded)",
     ("longrope", "phi3-ratio"): "Phi-3's LongRoPE (attention factor from max / original length)",
     ("proportional", "gemma4"): "vLLM's Gemma 4 proportional (no division by factor)",
 }
 
 
-def _variant(topic: str, name: str) -> Answer:
+def _variant(key: str, name: str) -> Answer:
     """The golden files' oracle of a named variant (needs mpmath, as the oracle does)."""
+    topic = variants.topic_of(key)
 
     def answer(s: Subject) -> dict[str, np.ndarray] | None:
         if s.function != "rope_frequencies" or s.rope_type() != topic:
@@ -485,7 +491,7 @@ def _variant(topic: str, name: str) -> Answer:
             from .golden.cases import FUNCTIONS
         except ImportError:  # a plain install without the test extras: no oracle here
             return None
-        out = FUNCTIONS["rope_frequencies"].variants[topic][name](s.inputs)
+        out = FUNCTIONS["rope_frequencies"].variants[topic](variants.choice_of(key, name))(s.inputs)
         inv = np.array([float(v) for v in out["inv_freq"]], dtype=np.float64)
         return {"inv_freq": inv, "attention_factor": np.asarray(float(out["attention_factor"]))}
 

@@ -14,6 +14,11 @@ libraries that need their own virtual environments (vLLM, ggml) are measured
 there and merged here; :func:`run_columns` makes reports for adapters that load
 in this environment, each in its own process.
 
+What a person reads, rendered into ``matrix.html`` (:func:`render_html`) and the docs page
+(``docs/_ext/matrix_md.py``) alike: :func:`heatmap` (function by column, each cell its worst
+status and counts), :func:`causes` (the failures grouped by the classification that explains
+them), a legend in the cells' :data:`COLOURS`, then the table of every result.
+
 A committed matrix is checked by :func:`validate` (well-formed, every failure
 classified) and :func:`differences` (a fresh report of one column gives every
 result the committed status), which ``scripts/matrix/ci_check.sh`` runs.
@@ -35,19 +40,33 @@ from .report_text import format_reach
 from .runner import run
 
 __all__ = [
+    "CAUSE_TITLES",
     "CLASSES",
+    "COLOURS",
+    "SEVERITY",
+    "STATUS_WORDS",
+    "breakable",
     "build",
+    "causes",
+    "causes_html",
     "check_report",
     "column_id",
+    "contrast",
+    "counts_text",
     "differences",
     "entries_for",
+    "heatmap",
+    "heatmap_html",
+    "legend_html",
     "library_versions",
     "load_classification",
     "reach_lines",
     "render_html",
+    "repro_href",
     "run_columns",
     "unexplained",
     "validate",
+    "worst_status",
 ]
 
 MATRIX_VERSION = 1
@@ -332,15 +351,389 @@ def differences(matrix: dict[str, Any], report: dict[str, Any], column: str) -> 
     return found
 
 
+# --- the views a person reads: heatmap, failures by cause, legend ---------------------------------
+
+#: Statuses from the worst to the best: a heatmap cell takes the colour of its worst result.
+SEVERITY = ("fail", "xfail", "xpass", "beyond-precision", "pass", "skip")
+#: The word a page shows for a status; ``absent``: the column's report has no such result.
+STATUS_WORDS = {
+    "fail": "fail",
+    "xfail": "xfail",
+    "xpass": "xpass",
+    "beyond-precision": "beyond",
+    "pass": "pass",
+    "skip": "skip",
+    "absent": "not run",
+}
+#: What each status means (the legend's text).
+STATUS_MEANINGS = {
+    "fail": "differs from the golden value beyond its tolerance, or accepted what it must reject",
+    "xfail": "a failure the adopter's xfail file expects",
+    "xpass": "named in the xfail file, but passed",
+    "beyond-precision": "compared, but the declared precision class is too loose to tell right from wrong",
+    "pass": "matches the golden value within its tolerance",
+    "skip": "not compared: outside what the adapter declares",
+    "absent": "the column's report has no such result",
+}
+#: ``(background, text)`` colour of each status, used by every cell and by the legend; each
+#: pair has a contrast of at least 4.5:1 (WCAG AA, checked by the tests).
+COLOURS = {
+    "fail": ("#f08c86", "#1a1a1a"),
+    "xfail": ("#dcd4f8", "#1a1a1a"),
+    "xpass": ("#bfaef0", "#1a1a1a"),
+    "beyond-precision": ("#ffd54a", "#1a1a1a"),
+    "pass": ("#cdeacd", "#1a1a1a"),
+    "skip": ("#efefef", "#4d4d4d"),
+    "absent": ("#ffffff", "#4d4d4d"),
+}
+#: Columns of the suite's own reference implementation (by library name, before any ``:``):
+#: a function that only they compute is "not implemented by any library".
+REFERENCE = ("posenc_ref",)
+#: How a cause's class is named on a page, in the order causes are listed.
+CAUSE_TITLES = {
+    "unexplained": "UNEXPLAINED",
+    "bug": "library bug or precision weakness",
+    "precision": "a precision class the adapter does not declare",
+    "convention": "a convention the suite does not express yet",
+    "suite": "a suite error",
+}
+
+
+#: The short name of a cause's class in a table cell.
+CAUSE_WORDS = {**{k: k for k in CAUSE_TITLES}, "unexplained": "UNEXPLAINED"}
+
+
+def contrast(foreground: str, background: str) -> float:
+    """The WCAG 2 contrast ratio of two ``#rrggbb`` colours: 1 (none) to 21 (black on white)."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def worst_status(counts: dict[str, int]) -> str:
+    """The worst status with a non-zero count (:data:`SEVERITY`), ``"absent"`` when none."""
+    return next((s for s in SEVERITY if counts.get(s)), "absent")
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """What a heatmap cell says: ``"3 fail / 12 pass"`` (compared statuses, worst first), else
+    ``"skip"`` (every result skipped) or ``"not run"`` (none in the column's report)."""
+    compared = [f"{counts[s]} {STATUS_WORDS[s]}" for s in SEVERITY[:-1] if counts.get(s)]
+    return " / ".join(compared) or STATUS_WORDS[worst_status(counts)]
+
+
+def _library(column: str) -> str:
+    return column.partition(":")[0]
+
+
+def heatmap(matrix: dict[str, Any], reference: Sequence[str] = REFERENCE) -> dict[str, Any]:
+    """The matrix by canonical function and column, as data.
+
+    ``{"columns": [id, ...], "rows": [row, ...], "unimplemented": [function, ...]}``: a row is
+    ``{"function", "results", "failing", "failures", "cells": {column: {"status", "counts",
+    "text"}}}`` (``failing``: the columns with a failure; ``failures``: the failing results;
+    a cell's status is its worst result's, :func:`worst_status`).  Rows with failures come
+    first, most failing columns first, then the rest by name.  A function that no column
+    outside ``reference`` compares (every result skipped or absent) is no row: it is listed
+    in ``unimplemented``.
+    """
+    columns = [c["id"] for c in matrix["columns"]]
+    functions: dict[str, list[str]] = {}
+    for row in matrix["rows"]:
+        functions.setdefault(row["function"], []).append(row["resultId"])
+    rows, unimplemented = [], []
+    for function, rids in functions.items():
+        cells = {}
+        for column in columns:
+            column_cells = matrix["cells"][column]
+            counts = {s: 0 for s in SEVERITY}
+            for rid in rids:
+                if rid in column_cells:
+                    counts[column_cells[rid]["status"]] += 1
+            status = worst_status(counts)
+            cells[column] = {"status": status, "counts": counts, "text": counts_text(counts)}
+        libraries = [c for c in columns if _library(c) not in reference]
+        if all(cells[c]["status"] in ("skip", "absent") for c in libraries):
+            unimplemented.append(function)
+            continue
+        rows.append(
+            {
+                "function": function,
+                "results": len(rids),
+                "failing": sum(cell["counts"]["fail"] > 0 for cell in cells.values()),
+                "failures": sum(cell["counts"]["fail"] for cell in cells.values()),
+                "cells": cells,
+            }
+        )
+    rows.sort(key=lambda r: (-r["failing"], -r["failures"], r["function"]))
+    return {"columns": columns, "rows": rows, "unimplemented": sorted(unimplemented)}
+
+
+def causes(matrix: dict[str, Any]) -> list[dict[str, Any]]:
+    """The classified results (fail and xfail), grouped by the explanation that classifies them.
+
+    One item per cause: ``{"entry": an entry, "class", "matches": [match, ...], "columns": [id, ...],
+    "results": [{"resultId", "columns", "statuses": {column: status}, "diagnosis"}, ...], "cells": n,
+    "diagnosis": the known bug shape every result is consistent with, else []}``;
+    columns in the matrix's order, results by id.  A cause is a classification entry, or several
+    with the same class, note, reproduction and issue text (one explanation matched by several ids);
+    an entry shared by a library's variants (``NAME:*``) is one cause with all their columns; every
+    unexplained failure is in the one ``unexplained`` cause.  Listed unexplained first, then by class
+    (:data:`CAUSE_TITLES`), then the most failing cells first.  A cause whose upstream issue text an
+    earlier one has (one issue covering several findings) has ``"sameIssueAs"``: that one's index.
+    """
+    order = {c["id"]: n for n, c in enumerate(matrix["columns"])}
+    found: dict[str, dict[str, Any]] = {}
+    for column in matrix["columns"]:
+        for rid, cell in matrix["cells"][column["id"]].items():
+            if "class" not in cell:
+                continue
+            entry = cell["class"]
+            explanation = {k: v for k, v in entry.items() if k != "match"}
+            cause = found.setdefault(
+                json.dumps(explanation, sort_keys=True),
+                {
+                    "entry": entry,
+                    "class": entry.get("class", "unexplained"),
+                    "matches": [],
+                    "columns": [],
+                    "results": {},
+                },
+            )
+            if entry.get("match") and entry["match"] not in cause["matches"]:
+                cause["matches"].append(entry["match"])
+            if column["id"] not in cause["columns"]:
+                cause["columns"].append(column["id"])
+            result = cause["results"].setdefault(
+                rid, {"resultId": rid, "columns": [], "statuses": {}, "diagnosis": []}
+            )
+            result["columns"].append(column["id"])
+            result["statuses"][column["id"]] = cell["status"]
+            result["diagnosis"] = result["diagnosis"] or list(cell.get("diagnosis", []))
+    listed = []
+    for cause in found.values():
+        results = [cause["results"][rid] for rid in sorted(cause["results"])]
+        cells = sum(len(r["columns"]) for r in results)
+        shapes = {tuple(r["diagnosis"]) for r in results}
+        common = list(shapes.pop()) if len(shapes) == 1 else []
+        listed.append({**cause, "results": results, "cells": cells, "diagnosis": common})
+    titles = list(CAUSE_TITLES)
+    listed.sort(
+        key=lambda c: (
+            titles.index(c["class"]) if c["class"] in titles else len(titles),
+            -c["cells"],
+            order[c["columns"][0]],
+            sorted(c["matches"]),
+        )
+    )
+    first: dict[str, int] = {}
+    for n, cause in enumerate(listed):
+        issue = cause["entry"].get("issue")
+        if issue and first.setdefault(issue, n) != n:
+            cause["sameIssueAs"] = first[issue]
+    return listed
+
+
+def _style(status: str) -> str:
+    background, text = COLOURS[status]
+    return f"background:{background};color:{text}"
+
+
+def breakable(name: str, marks: str = ":_/") -> str:
+    """``name`` escaped for HTML, with a line-break opportunity (``<wbr>``) after each of ``marks``
+    and before each ``[``, so that a narrow cell wraps there and never inside a word."""
+    text = html.escape(name)
+    for mark in marks:
+        text = text.replace(mark, f"{mark}<wbr>")
+    return text.replace("[", "<wbr>[")
+
+
+def legend_html(statuses: Sequence[str] = (*SEVERITY, "absent")) -> str:
+    """Swatches in the cells' colours (:data:`COLOURS`), each with its word and meaning."""
+    items = "".join(
+        f'<li style="margin:2px 0" data-status="{html.escape(s)}">'
+        f'<span style="{_style(s)};border:1px solid #767676;padding:0 .5em;display:inline-block;'
+        f'min-width:4.5em;text-align:center">{html.escape(STATUS_WORDS[s])}</span> '
+        f"{html.escape(STATUS_MEANINGS[s])}</li>"
+        for s in statuses
+    )
+    return f'<ul class="matrix-legend" style="list-style:none;padding:0;margin:.5em 0">{items}</ul>'
+
+
+def _column_groups(columns: list[str], max_columns: int | None) -> list[list[str]]:
+    """``columns`` in consecutive groups of nearly equal size, none longer than ``max_columns``."""
+    if not max_columns or len(columns) <= max_columns:
+        return [columns]
+    groups = -(-len(columns) // max_columns)
+    size = -(-len(columns) // groups)
+    return [columns[i : i + size] for i in range(0, len(columns), size)]
+
+
+#: A column header turned to read upwards, so that a narrow column holds its whole name.
+_ROTATED = "display:inline-block;writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap"
+
+
+def heatmap_html(
+    matrix: dict[str, Any],
+    *,
+    max_columns: int | None = None,
+    grid: str | None = None,
+    reference: Sequence[str] = REFERENCE,
+) -> str:
+    """The :func:`heatmap` as HTML tables with inline styles (read without CSS or JavaScript).
+
+    Column headers are rotated (a name is never broken); each cell says its counts in words and
+    takes its worst status's colour; the title of a cell has every count.  ``max_columns``
+    splits the columns into several tables of that many at most (same rows, same order);
+    ``grid`` is the address of the detail table (``"#"`` on the same page), whose rows the
+    function names link to.  The functions no library computes follow, on one line.
+    """
+    data = heatmap(matrix, reference)
+    e = html.escape
+    tables = []
+    border = "border:1px solid #b3b3b3;padding:2px 4px"
+    for group in _column_groups(data["columns"], max_columns):
+        head = "".join(
+            f'<th scope="col" style="{border};vertical-align:bottom;font-weight:600">'
+            f'<span style="{_ROTATED}">'
+            f"{e(column)}</span></th>"
+            for column in group
+        )
+        body = []
+        for row in data["rows"]:
+            function = e(row["function"])
+            name = f'<a href="{e(grid)}fn-{function}">{function}</a>' if grid is not None else function
+            cells = []
+            for column in group:
+                cell = row["cells"][column]
+                counts = cell["counts"]
+                present = sum(counts.values())
+                tip = ", ".join(f"{counts[s]} {STATUS_WORDS[s]}" for s in SEVERITY if counts[s])
+                tip = f"{column}, {row['function']}: {tip or 'none'} ({present} of {row['results']} results)"
+                words = " / ".join(
+                    f'<span style="white-space:nowrap">{e(part)}</span>' for part in cell["text"].split(" / ")
+                )
+                cells.append(
+                    f'<td style="{_style(cell["status"])};{border};font-size:11px;text-align:center" '
+                    f'title="{e(tip)}" data-function="{function}" data-column="{e(column)}" '
+                    f'data-status="{cell["status"]}">{words}</td>'
+                )
+            body.append(
+                f'<tr><th scope="row" style="{border};text-align:left;font-weight:normal">'
+                f'<code style="font-size:12px">{name}</code> '
+                f'<small title="{row["results"]} results">({row["results"]})</small></th>'
+                f"{''.join(cells)}</tr>"
+            )
+        tables.append(
+            '<table class="matrix-heatmap" style="border-collapse:collapse;margin:.5em 0 1em">'
+            f'<thead><tr><th scope="col" style="{border};text-align:left;vertical-align:bottom">'
+            f"function <small>(results)</small></th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        )
+    if data["unimplemented"]:
+        others = [c for c in data["columns"] if _library(c) in reference]
+        only = f" (only the reference, {', '.join(others)}, computes them)" if others else ""
+        names = ", ".join(f"<code>{e(f)}</code>" for f in data["unimplemented"])
+        tables.append(f'<p class="matrix-unimplemented">Not implemented by any library{e(only)}: {names}</p>')
+    return "".join(tables)
+
+
+def repro_href(repro: str) -> str:
+    """Where a reproduction (a path under ``docs/``) is, from ``docs/matrix/matrix.html``."""
+    return repro.removeprefix("matrix/") if repro.startswith("matrix/") else f"../{repro}"
+
+
+def causes_html(matrix: dict[str, Any], *, grid: str = "#") -> str:
+    """The failures only, one table row per :func:`causes` item: its class, the columns and
+    results it explains (each result linked to its row of the detail table at ``grid``), its
+    note, its reproduction and, behind ``<details>``, the upstream issue text."""
+    e = html.escape
+    rows = []
+    border = "border:1px solid #b3b3b3;padding:3px 6px;vertical-align:top"
+    for n, cause in enumerate(causes(matrix), 1):
+        entry = cause["entry"]
+        kind = cause["class"]
+        title = f'<strong title="{e(CAUSE_TITLES.get(kind, kind))}">{e(CAUSE_WORDS.get(kind, kind))}</strong>'
+        columns = "<br>".join(f"<code>{breakable(c)}</code>" for c in cause["columns"])
+        results = []
+        for r in cause["results"]:
+            only = "" if r["columns"] == cause["columns"] else f" ({', '.join(map(e, r['columns']))})"
+            status = "".join(f" [{e(s)} in {e(c)}]" for c, s in r["statuses"].items() if s != "fail")
+            diagnosis = ""
+            if r["diagnosis"] and not cause["diagnosis"]:
+                diagnosis = f" \N{EM DASH} consistent with: {e('; '.join(r['diagnosis']))}"
+            results.append(
+                f'<li><a href="{e(grid)}row-{e(r["resultId"])}">'
+                f"<code>{breakable(r['resultId'], '/')}</code></a>"
+                f"{only}{status}{diagnosis}</li>"
+            )
+        what = [
+            '<p style="margin:0">'
+            + e(entry.get("note") or "no classification explains these failures")
+            + "</p>"
+        ]
+        if cause["diagnosis"]:
+            shape = e("; ".join(cause["diagnosis"]))
+            what.append(f'<p style="margin:.3em 0 0">Every result consistent with: {shape}.</p>')
+        if entry.get("repro"):
+            what.append(
+                f'<p style="margin:.3em 0 0">Reproduction: <a href="{e(repro_href(entry["repro"]))}">'
+                f"<code>{e(entry['repro'].rpartition('/')[2])}</code></a></p>"
+            )
+        if "sameIssueAs" in cause:
+            what.append(
+                f'<p style="margin:.3em 0 0">Upstream issue: the one of <a href="#cause-'
+                f'{cause["sameIssueAs"] + 1}">the cause above</a>.</p>'
+            )
+        elif entry.get("issue"):
+            what.append(
+                '<details style="margin:.3em 0 0"><summary>Upstream issue text</summary>'
+                f"<p>{e(entry['issue'])}</p></details>"
+            )
+        cells = f"{cause['cells']} failing cell{'s' if cause['cells'] != 1 else ''}"
+        rows.append(
+            f'<tr id="cause-{n}" data-class="{e(kind)}"><td style="{border};width:13em">{title} '
+            f'<small style="white-space:nowrap">({cells})</small><br>'
+            f'<span class="cause-columns">{columns}</span></td>'
+            f'<td style="{border};width:40%">'
+            f'<ul style="margin:0;padding-left:1.2em">{"".join(results)}</ul></td>'
+            f'<td style="{border}">{"".join(what)}</td></tr>'
+        )
+    if not rows:
+        return "<p>No result fails in any column.</p>"
+    classes = {**CLASSES, **matrix.get("classes", {})}
+    meanings = "; ".join(f"<strong>{e(k)}</strong>: {e(v)}" for k, v in classes.items())
+    head = "".join(
+        f'<th scope="col" style="{border};text-align:left">{h}</th>'
+        for h in ("cause, in the columns", "failing results", "what it is")
+    )
+    return (
+        f"<p>Classes: {meanings}; <strong>UNEXPLAINED</strong>: a failure no entry explains.</p>"
+        '<table class="matrix-causes" style="border-collapse:collapse;width:100%">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
 _CSS = """
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
-table{border-collapse:collapse;table-layout:fixed;width:100%}
-td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px;overflow-wrap:anywhere}
-th:first-child{width:22%}
-th{background:#f4f4f4;position:sticky;top:0}
-td.pass{background:#e6f4e6}td.fail{background:#f9d6d5}td.beyond-precision{background:#fff1c9}
-td.skip{color:#999}td.xfail,td.xpass{background:#e8e8f8}td.rid{font-family:monospace}
-.legend span{padding:1px 6px;margin-right:6px}
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a1a1a}
+h2{margin-top:1.6em}
+nav a{margin-right:1em}
+.scroll{overflow-x:auto;max-width:100%}
+.matrix-heatmap th[scope=row]{position:sticky;left:0;background:#fff;z-index:1}
+.matrix-causes td{font-size:13px}
+table.grid{border-collapse:collapse;width:100%}
+table.grid td,table.grid th{border:1px solid #ccc;padding:2px 6px;font-size:12px;overflow-wrap:break-word}
+table.grid th{background:#f4f4f4;position:sticky;top:0;z-index:2;vertical-align:bottom;
+  word-break:keep-all;overflow-wrap:normal;hyphens:manual;min-width:6em}
+table.grid th:first-child,table.grid td.rid{position:sticky;left:0;z-index:1;background:#fff}
+table.grid th:first-child{z-index:3;background:#f4f4f4}
+table.grid td.rid{font-family:monospace;min-width:24em;overflow-wrap:anywhere}
+table.grid .v{white-space:nowrap}table.grid td a{color:inherit}
+table.grid th small{font-weight:normal}
 """
 
 
@@ -349,20 +742,30 @@ def render_html(
     notes: dict[str, dict[str, Any]] | None = None,
     comments: dict[str, str] | None = None,
 ) -> str:
-    """A static page: one row per result, one column per implementation; hover shows rationale and detail.
+    """A static page: the heatmap of function by column, the failures by cause, the legend, then the
+    detail table (one row per result, one column per implementation; hover shows rationale and detail).
 
     ``notes``: the golden files' flag notes (flag -> ``{"description": ...}``);
     ``comments``: each golden case's comment by case id (why the case exists).
     """
     notes, comments = notes or {}, comments or {}
     e = html.escape
+    css = _CSS + "".join(
+        f"table.grid td.{s}{{{_style(s)}}}" for s in SEVERITY
+    )  # the grid's cells: the same colours as the heatmap and the legend
     head = "".join(
-        f'<th title="{e(json.dumps(c["adapter"], sort_keys=True))}">{e(c["id"])}<br>'
+        f'<th title="{e(json.dumps(c["adapter"], sort_keys=True))}">{breakable(c["id"])}<br>'
         f"<small>{e(library_versions(c['adapter']))}</small>"
         f"{''.join(f'<br><small class=reach>{e(line)}</small>' for line in reach_lines(c))}</th>"
         for c in matrix["columns"]
     )
-    body = []
+    body, anchored = [], set()
+    explained = {
+        (column, r["resultId"]): n
+        for n, cause in enumerate(causes(matrix), 1)
+        for r in cause["results"]
+        for column in r["columns"]
+    }
     for row in matrix["rows"]:
         rid = row["resultId"]
         flags = "; ".join(f"{f}: {notes.get(f, {}).get('description', '')}" for f in row["flags"])
@@ -373,7 +776,7 @@ def render_html(
             if cell is None:
                 cells.append("<td></td>")
                 continue
-            text = cell["status"] if cell["status"] != "beyond-precision" else "beyond"
+            value = STATUS_WORDS.get(cell["status"], cell["status"])
             tip = [f"consistent with: {'; '.join(cell['diagnosis'])}"] if cell.get("diagnosis") else []
             tip += [cell.get("structure", ""), cell.get("detail", "")]
             if "class" in cell:
@@ -381,22 +784,48 @@ def render_html(
                 if cell["class"].get("repro"):
                     tip.append(f"reproduction: {cell['class']['repro']}")
             if "error" in cell:
-                text += f" {cell['error']:.2g}"
+                value += f" {cell['error']:.2g}"
+            text = f'<span class="v">{e(value)}</span>'
             if cell.get("diagnosis") and cell["status"] in ("fail", "xfail"):
-                text += " \N{BULLET} " + cell["diagnosis"][0]
+                text += e(" \N{BULLET} " + cell["diagnosis"][0])
+            if (column["id"], rid) in explained:  # a failure leads to its cause
+                text = f'<a href="#cause-{explained[column["id"], rid]}">{text}</a>'
             cells.append(
-                f'<td class="{e(cell["status"])}" title="{e(" | ".join(t for t in tip if t))}">{e(text)}</td>'
+                f'<td class="{e(cell["status"])}" title="{e(" | ".join(t for t in tip if t))}">{text}</td>'
             )
-        body.append(f'<tr><td class="rid" title="{e(why)}">{e(rid)}</td>{"".join(cells)}</tr>')
-    legend = "".join(f'<span class="{s}">{s}</span>' for s in ("pass", "fail", "beyond-precision", "skip"))
+        anchor = ""
+        if row["function"] not in anchored:
+            anchored.add(row["function"])
+            anchor = f' id="fn-{e(row["function"])}"'
+        body.append(
+            f'<tr id="row-{e(rid)}"><td class="rid"{anchor} title="{e(why)}">{e(rid)}</td>'
+            f"{''.join(cells)}</tr>"
+        )
     return (
-        '<!doctype html><html><head><meta charset="utf-8"><title>posenc-ref conformance matrix</title>'
-        f"<style>{_CSS}</style></head><body><h1>How real libraries conform</h1>"
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>posenc-ref conformance matrix</title>"
+        f"<style>{css}</style></head><body><h1>How real libraries conform</h1>"
         f"<p>posenc-ref conformance suite {e(matrix['suiteVersion'])}, {e(matrix['generated'])}: "
-        f"<code>{e(matrix['command'])}</code>. Hover a cell for the detail and its classification, "
-        f'a case id for why it exists.</p><p class="legend">{legend}</p>'
-        f"<table><thead><tr><th>result</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-        "</body></html>\n"
+        f"<code>{e(matrix['command'])}</code>.</p>"
+        '<nav><a href="#by-function">By function</a><a href="#failures">Failures by cause</a>'
+        '<a href="#detail">Every result</a></nav>'
+        '<h2 id="legend">Legend</h2>'
+        f"{legend_html()}"
+        '<h2 id="by-function">By function and library</h2>'
+        "<p>One row per canonical function, one column per implementation; a cell takes the colour of "
+        "its worst result and counts the compared ones (hover for every count). Rows with failures "
+        "come first; a function name leads to its rows in the detail table.</p>"
+        f'<div class="scroll">{heatmap_html(matrix, grid="#")}</div>'
+        '<h2 id="failures">Failures by cause</h2>'
+        "<p>Every failing result, one row per classification entry (its cause), with the columns it "
+        "explains; a result leads to its row in the detail table.</p>"
+        f"{causes_html(matrix, grid='#')}"
+        '<h2 id="detail">Every result</h2>'
+        "<p>One row per result (case and dtype), one column per implementation. Hover a cell for the "
+        "detail and its classification, a case id for why it exists.</p>"
+        f'<table class="grid"><thead><tr><th>result</th>{head}</tr></thead><tbody>{"".join(body)}'
+        "</tbody></table></body></html>\n"
     )
 
 

@@ -403,6 +403,10 @@ class Report:
         text = json.dumps(self.to_json(), indent=1) + "\n"
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, delete=False) as tmp:
             tmp.write(text)
+        # a temporary file is created 0600; the report gets what any new file would (0666 less the umask)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp.name, 0o666 & ~umask)
         os.replace(tmp.name, target)
 
     def format_table(self, *, failures: int = 20) -> str:
@@ -416,10 +420,12 @@ class Report:
             f"posenc-ref conformance: adapter {name}, {len(self.results)} results in {self.seconds:.1f} s",
         ]
         if self.declared:
-            phase, variants = self.declared.get("phase"), self.declared.get("variants") or {}
-            phase_text = phase if isinstance(phase, str) else ", ".join(f"{k} {v}" for k, v in phase.items())
-            variant_text = ", ".join(f"{k}={v}" for k, v in variants.items()) or "none"
-            lines.append(f"declared: phase {phase_text}; variants {variant_text}")
+            declared = self.declared
+            parts = [f"phase {_declared_text(declared.get('phase'))}"]
+            parts.append(f"variants {_declared_text(declared.get('variants') or {}) or 'none'}")
+            if declared.get("positions", "any") != "any":
+                parts.append(f"positions {_declared_text(declared['positions'])}")
+            lines.append(f"declared: {'; '.join(parts)}")
         lines += ["", *scheme_lines(self.by_scheme())]
         lines += self._failure_lines(failures)
         c = self.counts()
@@ -529,3 +535,12 @@ def _counted(n: int, noun: str) -> str:
 def _untried(result: CaseResult) -> bool:
     """Whether the diagnosis did not try the catalogue on ``result`` (its outputs were too large)."""
     return result.structure.startswith(NOT_DIAGNOSED)
+
+
+def _declared_text(value: Any) -> str:
+    """A declaration for the report's header: ``x``, or ``key=x, ...`` (nested per function in braces)."""
+    if not isinstance(value, dict):
+        return str(value)
+    return ", ".join(
+        f"{k}={{{_declared_text(v)}}}" if isinstance(v, dict) else f"{k}={v}" for k, v in value.items()
+    )

@@ -106,18 +106,41 @@ def _needs(adapter: Adapter, doc: dict[str, Any], inputs: dict[str, Any]) -> str
     return None
 
 
-def _variant_skip(adapter: Adapter, case: dict[str, Any]) -> str | None:
-    """Why a case is not for this adapter's declared variant of its topic, or None."""
-    topic = case.get("topic")
-    if topic is None:
+def _is_run(positions: Any) -> bool:
+    """Whether every last-axis row of ``positions`` is ``p0, p0 + 1, ...`` (integers)."""
+    array = np.asarray(positions)
+    if not np.issubdtype(array.dtype, np.integer):
+        return False
+    return array.ndim == 0 or bool(np.all(np.diff(array, axis=-1) == 1))
+
+
+def _positions_skip(adapter: Adapter, doc: dict[str, Any], inputs: dict[str, Any]) -> str | None:
+    """Why a case's positions are not for an adapter that takes a start offset, or None."""
+    if adapter.capabilities.positions_of(doc["function"]) != "consecutive":
         return None
-    declared = adapter.capabilities.variants.get(topic)
-    variant = case.get("variant")
-    if variant is not None and declared != variant:
-        return f"variant {topic}:{variant} (the adapter declares {topic}:{declared or 'canonical'})"
-    if variant is None and declared is not None:
-        return f"the adapter computes variant {topic}:{declared}, whose cases run instead"
+    kinds = doc["signature"]["kinds"]
+    names = [name for name, kind in kinds.items() if kind == "positions" and name in inputs]
+    floats = [name for name in names if not np.issubdtype(np.asarray(inputs[name]).dtype, np.integer)]
+    if floats:  # an invalid-input case: an offset-only call has no float position to reject
+        return f"{', '.join(floats)}: not integers (the adapter takes a start offset: positions: consecutive)"
+    uneven = [name for name in names if not _is_run(inputs[name])]
+    if uneven:
+        return f"{', '.join(uneven)}: not a run p0, p0 + 1, ... (the adapter declares positions: consecutive)"
     return None
+
+
+def _variant_skip(adapter: Adapter, doc: dict[str, Any], case: dict[str, Any]) -> str | None:
+    """Why a case's assumed variant values are not the adapter's, or None."""
+    assumes = case.get("assumes")
+    if not assumes:
+        return None
+    declared = adapter.capabilities.variants_of(doc["function"])
+    other = {axis: value for axis, value in assumes.items() if declared.get(axis) != value}
+    if not other:
+        return None
+    theirs = ", ".join(f"{axis}: {value}" for axis, value in other.items())
+    mine = ", ".join(f"{axis}: {declared.get(axis)}" for axis in other)
+    return f"for variant {theirs} (the adapter declares {mine})"
 
 
 def _decode_inputs(case: dict[str, Any], cast: Sequence[str], dtype: str | None) -> dict[str, Any]:
@@ -177,7 +200,11 @@ def _run_case(
         case["id"], function, doc["scheme"], dtype or doc["dtypes"][0], "skip", flags=tuple(case["flags"])
     )
     inputs = _decode_inputs(case, doc["castInputs"], dtype)
-    reason = _needs(adapter, doc, inputs) or _variant_skip(adapter, case)
+    reason = (
+        _needs(adapter, doc, inputs)
+        or _positions_skip(adapter, doc, inputs)
+        or _variant_skip(adapter, doc, case)
+    )
     if reason:
         return dataclasses.replace(base, detail=reason)
     invalid = case["result"] == "invalid"
@@ -439,36 +466,42 @@ def _golden_results(
         len(d["cases"]) * (len(d["dtypes"]) if d["dtypes"][0] in ("float64", "float32") else 1) for d in docs
     )
     for doc in docs:
-        supported = adapter.supports(doc["function"])
         for case in doc["cases"]:
             dtypes = doc["dtypes"] if doc["dtypes"][0] in ("float64", "float32") else [None]
             for dtype in dtypes:
                 if progress is not None:
                     progress(len(results), total, doc["function"])
-                declared = adapter.capabilities.dtypes_of(doc["function"])
-                only_in = case.get("dtypes", dtypes)
-                if not supported or (dtype is not None and (dtype not in declared or dtype not in only_in)):
-                    why = (
-                        "function not implemented"
-                        if not supported
-                        else f"dtype {dtype} not supported"
-                        if dtype not in declared
-                        else f"the case runs in {' and '.join(only_in)} only"
-                    )
-                    results.append(
-                        CaseResult(
-                            case["id"],
-                            doc["function"],
-                            doc["scheme"],
-                            dtype or doc["dtypes"][0],
-                            "skip",
-                            flags=tuple(case["flags"]),
-                            detail=why,
-                        )
-                    )
-                    continue
-                results.append(_run_case(adapter, doc, case, dtype))
+                results.append(_case_result(adapter, doc, case, dtype))
     return results
+
+
+def _case_result(
+    adapter: Adapter, doc: dict[str, Any], case: dict[str, Any], dtype: str | None
+) -> CaseResult:
+    """The case's result at ``dtype``: skipped when the function or the dtype is not the adapter's."""
+    only_in = case.get("dtypes", doc["dtypes"])
+    why = (
+        "function not implemented"
+        if not adapter.supports(doc["function"])
+        else None
+        if dtype is None
+        else f"dtype {dtype} not supported"
+        if dtype not in adapter.capabilities.dtypes_of(doc["function"])
+        else f"the case runs in {' and '.join(only_in)} only"
+        if dtype not in only_in
+        else None
+    )
+    if why is None:
+        return _run_case(adapter, doc, case, dtype)
+    return CaseResult(
+        case["id"],
+        doc["function"],
+        doc["scheme"],
+        dtype or doc["dtypes"][0],
+        "skip",
+        flags=tuple(case["flags"]),
+        detail=why,
+    )
 
 
 def run_case(adapter: Adapter, case_id: str, dtype: str | None = None) -> CaseResult:
@@ -485,7 +518,7 @@ def run_case(adapter: Adapter, case_id: str, dtype: str | None = None) -> CaseRe
                     else "float64"
                 )
                 proxy = ProxyAdapter(InProcessExecutor(adapter))
-                return _run_case(
+                return _case_result(
                     proxy, doc, case, run_dtype if doc["dtypes"][0] in ("float64", "float32") else None
                 )
     msg = f"case_id must name a golden case; got {case_id!r}"
@@ -594,7 +627,11 @@ def run(
         adapter_output=output,
         suite=suite,
         warnings=list(executor.info.warnings),
-        declared={"phase": proxy.capabilities.phase, "variants": dict(proxy.capabilities.variants)},
+        declared={
+            "phase": proxy.capabilities.phase,
+            "variants": dict(proxy.capabilities.variants),
+            "positions": proxy.capabilities.positions,
+        },
         context=context if context is not None else proxy.capabilities.context,
         reach_atol=float(reach_atol),
         abort=abort,

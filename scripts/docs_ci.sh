@@ -7,11 +7,12 @@
 # Needs: pip (PyPI), npm (to vendor MathJax from the npm registry once), and Debian's
 # chromium for the offline check (installed with apt-get when missing and running as root);
 # Playwright (the docs extra) drives that Chromium and never downloads a browser.
-# Steps: 1. install  2. tests of the build helpers  3. sphinx html with -W
-#        4. rendered text equals its source (every paragraph's words as written, in order)
-#        5. sphinx doctest with -W  6. golden-vector readers (JS always; C++ when g++ and
-#        nlohmann-json exist)  7. headless Chromium offline check (screenshots under
-#        reports/docs-offline/)
+# Steps: 1. install  2. tests of the build helpers  3. the generated blocks of the pages
+#        are up to date (scripts/docs_generate.py reruns every generator and every sample
+#        run, and writes nothing)  4. sphinx html with -W  5. rendered text equals its source
+#        (every paragraph's words as written, in order)  6. sphinx doctest with -W
+#        7. golden-vector readers (JS always; C++ when g++ and nlohmann-json exist)
+#        8. headless Chromium offline check (screenshots under reports/docs-offline/)
 # Prints the seconds each step took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,8 @@ step() { printf '\n== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
 step "install"
 echo "installing the docs, mlx and test extras (and torch 2.13.0 if missing) into $(python -c 'import sys; print(sys.prefix)')"
 python -m pip install --quiet ".[docs,mlx,test]"  # test: pytest runs the docs helpers' tests below
-# The "check your implementation" page runs its torch example adapter at build time.
+# The generated blocks of the "check your implementation" page are a run of its torch
+# example adapter, which the check of step 3 reruns.
 # On this project's machines torch 2.13.0 (CPU) is a local wheel; elsewhere it downloads.
 python -c "import torch" 2>/dev/null || python -m pip install --quiet "torch==2.13.0"
 if ! command -v chromium >/dev/null 2>&1; then
@@ -40,6 +42,9 @@ command -v npm >/dev/null 2>&1 || { echo "npm is missing (needed once to vendor 
 
 step "tests of the docs' build helpers and the tolerance figure"
 python -m pytest -q -p no:cacheprovider tests/test_docs_tools.py tests/test_docs_tolerance_figure.py
+
+step "generated blocks of the pages are up to date"
+python scripts/docs_generate.py --check
 
 step "sphinx html (warnings are errors)"
 rm -rf docs/_build

@@ -192,7 +192,11 @@ def test_hf_eager_declared_uniform_passes_and_runs_the_variant_cases() -> None:
     ):
         assert by_id[f"{case_id}[float32]"].status == "pass"
     canonical = by_id["attention/mask/fully-masked-row[float64]"]
-    assert canonical.status == "skip" and "fully-masked-rows:uniform" in canonical.detail
+    assert canonical.status == "skip"
+    assert (
+        canonical.detail
+        == "for variant fully-masked-rows: zero (the adapter declares fully-masked-rows: uniform)"
+    )
     assert by_id["attention/mask/causal[float64]"].status == "pass"  # rows with a visible key still run
 
 
@@ -208,12 +212,14 @@ def test_the_uniform_variant_is_the_mean_of_v_hf_gave() -> None:
     assert out[1].tolist() == [1.690625, 1.440625, -1.603125]
     assert _expected("attention/mask/fully-masked-row", "out")[1].tolist() == [0.0, 0.0, 0.0]
     case = _case("attention/uniform-masked/fully-masked-row")
-    assert case["topic"] == "fully-masked-rows" and case["variant"] == "uniform"
+    assert case["assumes"] == {"fully-masked-rows": "uniform"}
 
 
 def test_the_variant_is_a_declarable_capability() -> None:
     assert Capabilities(variants={"fully-masked-rows": "uniform"}).variants == {
         "fully-masked-rows": "uniform"
     }
-    with pytest.raises(ValueError, match=r"^variants\['fully-masked-rows'\] must be one of \['uniform'\]"):
-        Capabilities(variants={"fully-masked-rows": "zero"})
+    with pytest.raises(
+        ValueError, match=r"^variants\['fully-masked-rows'\] must be one of \['zero', 'uniform'\]"
+    ):
+        Capabilities(variants={"fully-masked-rows": "nan"})

@@ -15,10 +15,12 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import types
 
 import pytest
 
 from posenc_ref_conformance.adapters import AdapterError, load_adapter
+from posenc_ref_conformance.adapters.base import ModuleAdapter
 from posenc_ref_conformance.adapters.posenc_ref import PosencRefAdapter
 from posenc_ref_conformance.cli import main
 from posenc_ref_conformance.runner import load_xfails, run
@@ -259,6 +261,14 @@ def test_pytest_plugin(tmp_path: pathlib.Path) -> None:
         "rope/half/large-positions\nrope/interleaved/large-positions\nrope_cos_sin/\ninvariant/rope/\n"
         "rope/half/large-block-2e24-llama3.1\nrope/interleaved/large-block-2e24-llama3.1\nrope/half/reach-sweep\n"
         "rope_from_base/half/large-block-2e20-llama2-d128\nrope_from_base/interleaved/large-block-2e20-llama2-d128\n"
+        "rope/half/run-2e24-d16\nrope/interleaved/run-2e24-d16\nrope_heads/half/bhsd-runs-2e20-2e24\n"
+        "rope_heads/half/bshd-runs-2e20-2e24\nrope_heads/interleaved/bhsd-runs-2e20-2e24\n"
+        "rope_heads/interleaved/bshd-runs-2e20-2e24\n"
+        + "".join(
+            f"rope_from_base/{layout}/{name}\n"
+            for layout in ("half", "interleaved")
+            for name in ("run-2e24-llama2-d128", "run-2e20-llama3.1", "run-2e24-gpt-oss-yarn")
+        )
     )
     # A float32 product that claims exactness: it fails the large-position cases, which the xfails name.
     adapter = tmp_path / "claims_exact.py"
@@ -413,3 +423,59 @@ def test_golden_lint_without_its_extra_is_a_usage_error(monkeypatch, capsys, mis
     assert main(["golden", "lint"]) == 2
     err = capsys.readouterr().err
     assert "golden lint needs the test extras (pip install 'posenc-ref[test]')" in err and missing in err
+
+
+def test_the_json_report_is_readable_by_others(tmp_path: pathlib.Path) -> None:
+    """Written through a temporary file (0600), it gets a new file's mode: 0666 less the umask."""
+    report_path = tmp_path / "report.json"
+    umask = os.umask(0o022)
+    try:
+        assert main(["check", "posenc_ref", "--only", "alibi_slopes", "--json", str(report_path)]) == 0
+    finally:
+        os.umask(umask)
+    assert report_path.stat().st_mode & 0o777 == 0o644
+
+
+def test_an_invariant_the_adapter_cannot_run_says_unsupported_once() -> None:
+    def rope_cos_sin(positions, inv_freq, *, attention_factor, layout, dtype):
+        msg = "offsets only"
+        raise NotImplementedError(msg)
+
+    report = run(ModuleAdapter(types.SimpleNamespace(rope_cos_sin=rope_cos_sin), name="x"), only=["rope"])
+    details = {r.detail for r in report.results if r.function == "invariant" and r.status == "skip"}
+    assert "unsupported: offsets only" in details
+    assert not [d for d in details if "unsupported: unsupported" in d]
+
+
+def test_a_function_that_cannot_take_its_call_is_one_usage_error_at_load(
+    tmp_path: pathlib.Path, capsys
+) -> None:
+    """A missing ``dtype`` keyword would fail every case alike; it is refused once, before any case runs."""
+    adapter = tmp_path / "no_dtype.py"
+    adapter.write_text(
+        "def rope_cos_sin(positions, inv_freq, *, attention_factor, layout):\n"
+        "    raise AssertionError('never called')\n\n\n"
+        "def alibi_slopes(num_heads, *, max_bias, dtype):\n"
+        "    raise AssertionError('never called')\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(adapter)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "rope_cos_sin(positions, inv_freq, *, attention_factor, layout) cannot take the call" in err
+    assert "unexpected keyword argument 'dtype'" in err
+    assert "alibi_slopes" not in err
+
+
+def test_a_class_adapter_missing_a_positional_parameter_is_refused() -> None:
+    from posenc_ref_conformance.adapters import check_adapter
+    from posenc_ref_conformance.adapters.base import Adapter
+
+    class Short(Adapter):
+        def sinusoidal(self, positions, *, convention, options, dtype):  # no dim
+            return None
+
+    with pytest.raises(
+        AdapterError, match=r"sinusoidal\(positions, \*, convention, options, dtype\) cannot take"
+    ):
+        check_adapter(Short(), "short")

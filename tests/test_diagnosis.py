@@ -48,6 +48,9 @@ SLOPES = "slopes 2^(-8i/n)"
 #: mscale_all_dim and 0.1 mscale ln(s) + 1 for a lone mscale: on such cases it *is* the
 #: truncating, the factor-dropping and mlx-lm's formula.
 DEEPSEEK = "DeepSeek's own YaRN"
+#: The YaRN axes one at a time (variants.py): each is DeepSeek's YaRN on the cases the other agrees on.
+DEEPSEEK_FACTOR = "YaRN with DeepSeek's attention factor"
+TRUNCATE_IGNORED = "YaRN with truncate not read"
 #: Planted bug -> (the text that names it, other texts that are the same formula on some cases: why).
 NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "float16 positions": ("positions rounded to float16", ()),
@@ -69,7 +72,7 @@ NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
     # a YaRN config whose frequencies equal the plain ones: dropping the factor = ignoring the scaling
     "yarn attention factor dropped": (
         "attention factor dropped (1.0 returned)",
-        ("scaling ignored", DEEPSEEK),
+        ("scaling ignored", DEEPSEEK, DEEPSEEK_FACTOR),
     ),
     "slopes 2**(-8i/n)": (SLOPES, ()),
     # float16 and bfloat16 round these slopes (powers of two) alike
@@ -93,10 +96,10 @@ NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "Float32Positions": ("positions rounded to float32", (PRODUCT, "positions rounded to bfloat16")),
     # at small positions ggml's successive float32 products agree with the direct one to the last bits
     "NaiveFloat32Angles": ("angles formed as float32 products", (PRODUCT, "angles by successive float32")),
-    "YarnAlwaysTruncate": ("YaRN truncate ignored", (DEEPSEEK,)),
+    "YarnAlwaysTruncate": ("YaRN truncate ignored", (DEEPSEEK, TRUNCATE_IGNORED)),
     # where the config's factor only scales attention, the frequencies match the unscaled ones
-    "AttentionFactorDropped": ("attention factor dropped", ("scaling ignored", DEEPSEEK)),
-    "YarnMscaleOnlyMlxLm": ("0.1 mscale ln(s) + 1", (DEEPSEEK,)),
+    "AttentionFactorDropped": ("attention factor dropped", ("scaling ignored", DEEPSEEK, DEEPSEEK_FACTOR)),
+    "YarnMscaleOnlyMlxLm": ("0.1 mscale ln(s) + 1", (DEEPSEEK, DEEPSEEK_FACTOR)),
     "Llama3ExclusiveBand": ("Llama 3 band edges exclusive", ()),
     "LongRopeGreaterEqual": ("switch one position early", ()),
     "DynamicUsesOriginalMax": ("dynamic NTK divided by original_max_position_embeddings", ()),
@@ -178,7 +181,8 @@ def test_unstructured_error_is_named_by_nothing_and_described() -> None:
     failing = [r for only in ("rope_cos_sin", "sinusoidal", "alibi_bias") for r in _diagnosed(Noisy(), only)]
     assert len(failing) > 20
     named = {(r.result_id, t) for r in failing for t in r.diagnosis}
-    assert all(t.startswith(PRODUCT) and "large-positions" in rid for rid, t in named), named
+    large = {r.result_id for r in failing if "LargePosition" in r.flags}
+    assert all(t.startswith(PRODUCT) and rid in large for rid, t in named), named
     described = [r for r in failing if r.structure]
     assert len(described) > 0.9 * len(failing)
     assert all("relative" in r.structure and "absolute error" in r.structure for r in described)
@@ -230,26 +234,31 @@ def test_the_error_structure_names_axes_and_growth() -> None:
 class _Variant(PosencRefAdapter):
     """posenc_ref, except that one scaling type computes a named variant's formula (the oracle's)."""
 
-    topic, variant = "", ""
+    key, topic, variant = "", "", ""
 
     def rope_frequencies(self, dim: int, **kw: Any) -> Any:
         scaling = kw.get("scaling") or {}
         if scaling.get("rope_type") != self.topic:
             return super().rope_frequencies(dim, **kw)
+        from posenc_ref_conformance import variants
         from posenc_ref_conformance.golden.cases import FUNCTIONS
 
         inputs = {"dim": dim, "base": kw["base"], "scaling": scaling, "seq_len": kw["seq_len"]}
-        out = FUNCTIONS["rope_frequencies"].variants[self.topic][self.variant](inputs)
+        choice = variants.choice_of(self.key, self.variant)
+        out = FUNCTIONS["rope_frequencies"].variants[self.topic](choice)(inputs)
         inv = np.array([float(v) for v in out["inv_freq"]]).astype(kw["dtype"])
         return inv, float(out["attention_factor"])
 
 
-@pytest.mark.parametrize(("topic", "variant"), list(diagnosis.VARIANT_TEXTS))
-def test_an_undeclared_variant_is_named_with_its_declaration(topic: str, variant: str) -> None:
-    adapter = type(f"{topic}_{variant}", (_Variant,), {"topic": topic, "variant": variant})()
+@pytest.mark.parametrize(("key", "variant"), list(diagnosis.VARIANT_TEXTS))
+def test_an_undeclared_variant_is_named_with_its_declaration(key: str, variant: str) -> None:
+    from posenc_ref_conformance import variants
+
+    fields = {"key": key, "topic": variants.topic_of(key), "variant": variant}
+    adapter = type(f"{key}_{variant}", (_Variant,), fields)()
     failing = [r for r in _diagnosed(adapter, "rope_frequencies") if r.where]
-    assert failing, f"the {topic}:{variant} formula fails no canonical case"
-    declaration = f'declare variants {{"{topic}": "{variant}"}}'
+    assert failing, f"the {key}:{variant} formula fails no canonical case"
+    declaration = f'declare variants {{"{key}": "{variant}"}}'
     named = [r for r in failing if any(declaration in t for t in r.diagnosis)]
     assert named, [(r.result_id, r.diagnosis, r.structure) for r in failing][:3]
 

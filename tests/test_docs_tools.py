@@ -13,10 +13,14 @@
   HTML snippets, no Sphinx build);
 - what a check run found (``docs/_ext/report_md.py``) is said in the sentences expected of a
   small report, and a session of the docs' runs of the tool (``docs/_ext/doc_runs.py``) shows
-  each step as asked.
+  each step as asked, with durations and temporary names normalised;
+- the generated blocks of the committed pages are up to date (``scripts/docs_generate.py
+  --check``, on the fragments made from data; ``scripts/docs_ci.sh`` also reruns the tool's
+  sample runs), a stale block planted in a copy of a page is named, and a block keeps its
+  indentation and fences a transcript with enough backticks.
 
-The first three and the text check need the docs extra (skipped without it, with the reason); CI runs this
-file from ``scripts/docs_ci.sh`` after installing it.
+The first three, the text check and the generated-block check need the docs extra (skipped
+without it, with the reason); CI runs this file from ``scripts/docs_ci.sh`` after installing it.
 """
 
 from __future__ import annotations
@@ -400,3 +404,91 @@ def test_a_session_transcript_shows_what_each_step_asks() -> None:
     assert relative_paths(f"cannot write a in {work}/.b.partial (File too large); at {work}", work) == (
         "cannot write a in .b.partial (File too large); at ."
     )
+
+
+def test_run_output_is_normalised_where_it_depends_on_the_machine() -> None:
+    """Durations and a temporary folder's random name become placeholders; nothing else changes."""
+    from doc_runs import normalise
+
+    text = (
+        "posenc-ref conformance: adapter posenc_ref, 24 results in 11.3 s\n"
+        "exported 12 cases at 131074 positions to llama31: 6 JSON files, 16 .npy files, 261.0 MiB, 5.2 s\n"
+        "cannot write a.npy in .vectors.partial-b2t92sc6 (File too large)\n"
+        "max abs err 1.5 s-units at 2^24 + 1\n"
+    )
+    assert normalise(text) == (
+        "posenc-ref conformance: adapter posenc_ref, 24 results in … s\n"
+        "exported 12 cases at 131074 positions to llama31: 6 JSON files, 16 .npy files, 261.0 MiB, … s\n"
+        "cannot write a.npy in .vectors.partial-XXXXXXXX (File too large)\n"
+        "max abs err 1.5 s-units at 2^24 + 1\n"
+    )
+
+
+# --- generated blocks in the pages (scripts/docs_generate.py) -----------------------------------
+
+
+def _docs_generate():
+    if "docs_generate" not in sys.modules:  # its dataclasses look their module up there
+        spec = importlib.util.spec_from_file_location("docs_generate", ROOT / "scripts" / "docs_generate.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["docs_generate"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["docs_generate"]
+
+
+def test_generated_blocks_keep_their_indentation_and_fence_code() -> None:
+    generate = _docs_generate()
+    from mdtext import generated_begin, generated_end
+
+    name = "check/planted_bug_adapter/result"
+    page = f"1. item\n\n   {generated_begin(name, 'report')}\n   stale\n   {generated_end(name)}\n\nafter\n"
+    text, changed = generate.update(page, {name: generate.Made("RESULT: ```x```\n```\n")})
+    assert [block.name for block, _, _ in changed] == [name]
+    assert text == (
+        "1. item\n\n"
+        f"   {generated_begin(name, 'report')}\n\n"
+        "   ````text\n   RESULT: ```x```\n   ```\n   ````\n\n"
+        f"   {generated_end(name)}\n\nafter\n"
+    )
+    assert generate.update(text, {name: generate.Made("RESULT: ```x```\n```\n")}) == (text, [])
+    assert generate.blocks(text)[1] == []
+    unknown = "no_such_fragment"
+    broken = f"{generated_begin('case_ids')}\n{generated_begin(unknown)}\n{generated_end(unknown)}\n"
+    assert generate.blocks(broken)[1] == [
+        "line 1: case_ids has no end marker",
+        "line 2: no fragment is called no_such_fragment",
+    ]
+
+
+def test_the_generated_blocks_of_the_pages_are_up_to_date() -> None:
+    """``python scripts/docs_generate.py --check --skip-runs`` on the committed pages: every block
+    made from data is what its generator makes now, no page includes a generated file it should
+    hold, and every fragment is on a page.  (The blocks that are runs of ``posenc-ref`` are checked
+    by ``scripts/docs_ci.sh``: they take about a minute.)"""
+    pytest.importorskip("sphinx", reason="the docs extra (sphinx) is not installed", exc_type=ImportError)
+    generate = _docs_generate()
+    assert generate.stale(skip_runs=True) == [], "run python scripts/docs_generate.py"
+
+
+def test_a_stale_generated_block_is_named_and_nothing_is_written(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("sphinx", reason="the docs extra (sphinx) is not installed", exc_type=ImportError)
+    generate = _docs_generate()
+    page = (ROOT / "docs" / "guide" / "case-ids.md").read_text(encoding="utf-8")
+    found = {block.name: block for block in generate.blocks(page)[0]}
+    assert {"case_ids", "flag_notes"} <= set(found)
+    lines = page.split("\n")
+    row = next(i for i in range(found["case_ids"].start, found["case_ids"].end) if lines[i].startswith("| `"))
+    lines[row] = lines[row].replace("|", "| planted stale text", 2)  # a row that no generator writes
+    copy = tmp_path / "case-ids.md"
+    copy.write_text("\n".join(lines), encoding="utf-8")
+    before = copy.read_bytes()
+    assert generate.main(["--check", "--skip-runs", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert f"{copy}:{found['case_ids'].start + 1}: case_ids is out of date" in out
+    assert "planted stale text" in out  # the diff shows the line
+    assert "flag_notes" not in out  # the other block of the page is current
+    assert copy.read_bytes() == before
+    assert generate.main(["--skip-runs", str(copy)]) == 0  # rewriting gives back the page as committed
+    assert copy.read_text(encoding="utf-8") == page

@@ -327,15 +327,21 @@ class TestResealedEdits:
         _edit(vectors, "rope.json", change)
         _refused(vectors, "rope.json", field)
 
-    def test_a_variant_without_its_topic(self, vectors: pathlib.Path) -> None:
+    def test_a_variant_case_without_its_assumes(self, vectors: pathlib.Path) -> None:
+        """Without ``assumes``, vLLM's ntk values would be judged as the canonical formula's."""
         case_id = "rope_frequencies/ntk-vllm/factor-8-d64"
-        _edit(vectors, "rope_frequencies.json", lambda d: _case(d, case_id).pop("topic"))
-        _refused(vectors, "rope_frequencies.json", case_id, "variant")
+        _edit(vectors, "rope_frequencies.json", lambda d: _case(d, case_id).pop("assumes"))
+        _refused(vectors, "rope_frequencies.json", case_id, "assumes", "NamedVariant")
 
-    def test_a_topic_that_is_not_the_scaling_type(self, vectors: pathlib.Path) -> None:
+    def test_a_canonical_case_assuming_a_variant(self, vectors: pathlib.Path) -> None:
         case_id = "rope_frequencies/ntk/factor-8"
-        _edit(vectors, "rope_frequencies.json", lambda d: _case(d, case_id).pop("topic"))
-        _refused(vectors, "rope_frequencies.json", case_id, "topic")
+        _edit(vectors, "rope_frequencies.json", lambda d: _case(d, case_id).update(assumes={"ntk": "vllm"}))
+        _refused(vectors, "rope_frequencies.json", case_id, "assumes")
+
+    def test_an_assumes_naming_an_unknown_axis(self, vectors: pathlib.Path) -> None:
+        case_id = "rope_frequencies/ntk/factor-8"
+        _edit(vectors, "rope_frequencies.json", lambda d: _case(d, case_id).update(assumes={"ntk-v2": "hf"}))
+        _refused(vectors, "rope_frequencies.json", case_id, "'ntk-v2' is not a variant axis")
 
     def test_an_index_entry_that_differs_from_the_declaration(self, vectors: pathlib.Path) -> None:
         index = _index(vectors)

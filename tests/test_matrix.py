@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pathlib
 import textwrap
+from html.parser import HTMLParser
 
 import pytest
 
@@ -234,3 +235,294 @@ def test_a_failing_cell_carries_its_diagnosis_and_a_column_its_reach() -> None:
     assert reach_lines(matrix["columns"][0]) == ["rope_cos_sin f32: within 0.001 up to 2^11 + 1"]
     page = render_html(matrix)
     assert "rotation by -theta (sin negated)" in page and "up to 2^11 + 1" in page
+
+
+# --- the views a person reads: heatmap, failures by cause, legend --------------------------------
+
+#: Statuses of a small matrix: column -> "function/case" -> status ("-": not in the report).
+VIEW_STATUSES = {
+    "posenc_ref": {
+        "rope_frequencies/invalid/base-1": "pass",
+        "rope_frequencies/invalid/odd-dim": "pass",
+        "rope_frequencies/default/d8": "pass",
+        "rope_frequencies/default/d16": "pass",
+        "rope_frequencies/yarn/long": "pass",
+        "alibi_slopes/invalid/zero": "pass",
+        "alibi_slopes/heads-8": "pass",
+        "t5_bucket/causal/32": "pass",
+        "t5_bucket/causal/large": "pass",
+        "learned/table": "pass",
+        "shaw_index/clip-4": "pass",
+        "kerple_bias/log": "skip",
+    },
+    "liba": {
+        "rope_frequencies/invalid/base-1": "fail",
+        "rope_frequencies/invalid/odd-dim": "fail",
+        "rope_frequencies/default/d8": "pass",
+        "rope_frequencies/default/d16": "pass",
+        "rope_frequencies/yarn/long": "pass",
+        "alibi_slopes/invalid/zero": "fail",
+        "alibi_slopes/heads-8": "pass",
+        "t5_bucket/causal/32": "pass",
+        "t5_bucket/causal/large": "beyond-precision",
+        "learned/table": "pass",
+        "shaw_index/clip-4": "skip",
+        "kerple_bias/log": "skip",
+    },
+    "lib_b:one": {
+        "rope_frequencies/invalid/base-1": "fail",
+        "rope_frequencies/invalid/odd-dim": "pass",
+        "rope_frequencies/default/d8": "pass",
+        "rope_frequencies/default/d16": "beyond-precision",
+        "rope_frequencies/yarn/long": "pass",
+        "alibi_slopes/invalid/zero": "pass",
+        "alibi_slopes/heads-8": "pass",
+        "t5_bucket/causal/32": "pass",
+        "t5_bucket/causal/large": "pass",
+        "learned/table": "skip",
+        "shaw_index/clip-4": "skip",
+        "kerple_bias/log": "skip",
+    },
+    "lib_b:two": {
+        "rope_frequencies/invalid/base-1": "fail",
+        "rope_frequencies/invalid/odd-dim": "fail",
+        "rope_frequencies/default/d8": "pass",
+        "rope_frequencies/default/d16": "pass",
+        "rope_frequencies/yarn/long": "skip",
+        "alibi_slopes/invalid/zero": "pass",
+        "alibi_slopes/heads-8": "pass",
+        "t5_bucket/causal/32": "pass",
+        "t5_bucket/causal/large": "pass",
+        "learned/table": "skip",
+        "shaw_index/clip-4": "skip",
+        "kerple_bias/log": "skip",
+    },
+    "libc": {
+        "rope_frequencies/invalid/base-1": "pass",
+        "rope_frequencies/invalid/odd-dim": "pass",
+        "rope_frequencies/default/d8": "pass",
+        "rope_frequencies/default/d16": "pass",
+        "rope_frequencies/yarn/long": "pass",
+        "alibi_slopes/invalid/zero": "skip",
+        "alibi_slopes/heads-8": "skip",
+        "t5_bucket/causal/32": "pass",
+        "t5_bucket/causal/large": "pass",
+        "learned/table": "-",
+        "shaw_index/clip-4": "skip",
+        "kerple_bias/log": "skip",
+    },
+}
+VIEW_CLASSIFICATION = {
+    "liba": [
+        {
+            "match": "rope_frequencies/invalid/",
+            "class": "bug",
+            "note": "liba validates nothing",
+            "repro": "matrix/repro/liba_validation.py",
+            "issue": "liba: please <validate> base",
+        }
+    ],
+    "lib_b:*": [
+        {
+            "match": "rope_frequencies/invalid/",
+            "class": "convention",
+            "note": "lib_b rounds the base first",
+        }
+    ],
+}  # alibi_slopes/invalid/zero in liba stays unexplained
+
+
+def _view_report(column: str, statuses: dict[str, str]) -> dict:
+    results = [
+        {
+            "resultId": f"{case}[float32]",
+            "id": case,
+            "function": case.partition("/")[0],
+            "scheme": "rope",
+            "status": status,
+            "detail": "",
+            "flags": [],
+        }
+        for case, status in statuses.items()
+        if status != "-"
+    ]
+    return {"adapter": {"name": column}, "spec": column, "suite": {}, "verdict": "FAIL", "results": results}
+
+
+@pytest.fixture
+def small() -> dict:
+    reports = [_view_report(column, statuses) for column, statuses in VIEW_STATUSES.items()]
+    return build(reports, VIEW_CLASSIFICATION)
+
+
+class _Cells(HTMLParser):
+    """The heatmap cells of an HTML text: (function, column) -> (attributes, text), in order."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.cells: dict[tuple[str, str], tuple[dict, str]] = {}
+        self.tables, self._in = 0, None
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        attrs = dict(attrs)
+        self.tables += tag == "table" and "matrix-heatmap" in (attrs.get("class") or "")
+        if tag == "td" and "data-function" in attrs:
+            self._in = (attrs["data-function"], attrs["data-column"])
+            self.cells[self._in] = (attrs, "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td":
+            self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in is not None:
+            attrs, text = self.cells[self._in]
+            self.cells[self._in] = (attrs, text + data)
+
+
+def test_heatmap_cell_is_the_worst_status_with_its_counts(small: dict) -> None:
+    from posenc_ref_conformance.matrix import COLOURS, heatmap, heatmap_html
+
+    rows = {row["function"]: row for row in heatmap(small)["rows"]}
+    expected = {
+        ("rope_frequencies", "liba"): ("fail", "2 fail / 3 pass"),
+        ("rope_frequencies", "lib_b:one"): ("fail", "1 fail / 1 beyond / 3 pass"),
+        ("rope_frequencies", "lib_b:two"): ("fail", "2 fail / 2 pass"),  # and 1 skip, not shown
+        ("rope_frequencies", "libc"): ("pass", "5 pass"),
+        ("t5_bucket", "liba"): ("beyond-precision", "1 beyond / 1 pass"),
+        ("alibi_slopes", "libc"): ("skip", "skip"),
+        ("learned", "libc"): ("absent", "not run"),
+        ("learned", "liba"): ("pass", "1 pass"),
+    }
+    cells = _Cells(heatmap_html(small)).cells
+    for (function, column), (status, text) in expected.items():
+        cell = rows[function]["cells"][column]
+        assert (cell["status"], cell["text"]) == (status, text), (function, column)
+        attrs, shown = cells[function, column]
+        assert attrs["data-status"] == status and " ".join(shown.split()) == text
+        background, colour = COLOURS[status]
+        assert f"background:{background};color:{colour}" in attrs["style"]
+    counts = rows["rope_frequencies"]["cells"]["lib_b:two"]["counts"]
+    assert counts == {"fail": 2, "xfail": 0, "xpass": 0, "beyond-precision": 0, "pass": 2, "skip": 1}
+    assert "1 skip" in cells["rope_frequencies", "lib_b:two"][0]["title"]
+
+
+def test_heatmap_puts_failing_functions_first_and_collapses_unimplemented(small: dict) -> None:
+    from posenc_ref_conformance.matrix import heatmap, heatmap_html
+
+    data = heatmap(small)
+    # rope_frequencies fails in 3 columns, alibi_slopes in 1; then the rest by name
+    assert [row["function"] for row in data["rows"]] == [
+        "rope_frequencies",
+        "alibi_slopes",
+        "learned",
+        "t5_bucket",
+    ]
+    assert [row["failing"] for row in data["rows"]] == [3, 1, 0, 0]
+    # kerple_bias: skipped everywhere; shaw_index: computed by the reference alone
+    assert data["unimplemented"] == ["kerple_bias", "shaw_index"]
+    page = heatmap_html(small)
+    shown = list(dict.fromkeys(function for function, _ in _Cells(page).cells))
+    assert shown == ["rope_frequencies", "alibi_slopes", "learned", "t5_bucket"]
+    line = page[page.index("Not implemented by any library") :]
+    assert line.count("</p>") == 1 and "<code>kerple_bias</code>, <code>shaw_index</code>" in line
+    assert heatmap(small, reference=())["unimplemented"] == ["kerple_bias"]  # without a reference column
+
+
+def test_heatmap_split_into_tables_keeps_rows_and_columns(small: dict) -> None:
+    from posenc_ref_conformance.matrix import heatmap_html
+
+    whole, split = _Cells(heatmap_html(small)), _Cells(heatmap_html(small, max_columns=2))
+    assert (whole.tables, split.tables) == (1, 3)  # 5 columns: tables of 2, 2 and 1
+    assert set(split.cells) == set(whole.cells) and len(whole.cells) == 4 * 5
+    for key, (attrs, text) in whole.cells.items():
+        assert split.cells[key][1] == text and split.cells[key][0]["data-status"] == attrs["data-status"]
+
+
+def test_failures_view_has_one_row_per_cause_naming_every_column(small: dict) -> None:
+    from posenc_ref_conformance.matrix import causes, causes_html
+
+    found = causes(small)
+    assert [(c["class"], c["columns"]) for c in found] == [
+        ("unexplained", ["liba"]),
+        ("bug", ["liba"]),
+        ("convention", ["lib_b:one", "lib_b:two"]),  # a library-wide entry: one cause, both variants
+    ]
+    convention = found[2]
+    assert [(r["resultId"], r["columns"]) for r in convention["results"]] == [
+        ("rope_frequencies/invalid/base-1[float32]", ["lib_b:one", "lib_b:two"]),
+        ("rope_frequencies/invalid/odd-dim[float32]", ["lib_b:two"]),
+    ]
+    assert convention["cells"] == 3 and found[1]["cells"] == 2 and found[0]["cells"] == 1
+    page = causes_html(small)
+    rows = page.split("<tr ")[1:]  # the header row is a plain <tr>
+    assert len(rows) == 3 and all(row.startswith('id="cause-') for row in rows)
+    assert "lib_<wbr>b:<wbr>one" in rows[2] and "lib_<wbr>b:<wbr>two" in rows[2]
+    assert "UNEXPLAINED" in rows[0] and "alibi_slopes/<wbr>invalid/<wbr>zero" in rows[0]
+    # each explanation once, though it covers several columns; the issue text behind <details>
+    assert page.count("lib_b rounds the base first") == 1 and page.count("liba validates nothing") == 1
+    assert "<details" in rows[1] and "liba: please &lt;validate&gt; base" in rows[1]
+    assert 'href="repro/liba_validation.py"' in rows[1]
+    assert "<details" not in rows[2]  # no issue text, no empty <details>
+
+
+def test_legend_shows_every_colour_the_cells_use_with_aa_contrast(small: dict) -> None:
+    import re
+
+    from posenc_ref_conformance.matrix import COLOURS, STATUS_WORDS, contrast, heatmap_html, legend_html
+
+    legend = legend_html()
+    used = set(re.findall(r"background:(#[0-9a-f]{6})", heatmap_html(small)))
+    page = render_html(small)
+    used |= set(re.findall(r"td\.[\w-]+\{background:(#[0-9a-f]{6})", page))  # the detail grid
+    assert used and used <= set(re.findall(r"background:(#[0-9a-f]{6})", legend))
+    for status, (background, text) in COLOURS.items():
+        swatch = f'<span style="background:{background};color:{text};'
+        assert swatch in legend and f">{STATUS_WORDS[status]}</span>" in legend.split(swatch, 1)[1][:200]
+        assert contrast(text, background) >= 4.5, status
+    assert round(contrast("#000000", "#ffffff"), 1) == 21.0 and contrast("#777777", "#777777") == 1
+    assert legend in page
+
+
+def test_page_has_the_views_above_the_grid_and_headers_break_only_between_words(small: dict) -> None:
+    from posenc_ref_conformance.matrix import breakable
+
+    page = render_html(small)
+    positions = [page.index(f'id="{anchor}"') for anchor in ("legend", "by-function", "failures", "detail")]
+    assert positions == sorted(positions) and page.index('<table class="grid"') > positions[-1]
+    assert breakable("rotary_embedding_torch:native") == "rotary_<wbr>embedding_<wbr>torch:<wbr>native"
+    grid_head = page[page.index('<table class="grid"') :].split("</thead>")[0]
+    assert ">lib_<wbr>b:<wbr>one<br>" in grid_head
+    assert "word-break:keep-all;overflow-wrap:normal" in page  # the grid's headers never break a word
+    heat_head = page[page.index('<table class="matrix-heatmap"') :].split("</thead>")[0]
+    assert "writing-mode:vertical-rl" in heat_head and "white-space:nowrap" in heat_head
+    assert "<wbr>" not in heat_head  # rotated: the whole name on one line
+    # a failing grid cell leads to its cause, a heatmap function to its first grid row
+    assert '<a href="#cause-1">' in page and 'href="#fn-rope_frequencies"' in page
+    assert 'id="fn-rope_frequencies"' in page and 'id="row-rope_frequencies/invalid/base-1[float32]"' in page
+
+
+def test_docs_fragment_has_the_heatmap_and_failures_by_cause(small: dict, tmp_path: pathlib.Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    from matrix_md import matrix_page
+
+    (tmp_path / "docs" / "matrix").mkdir(parents=True)
+    (tmp_path / "docs" / "matrix" / "matrix.json").write_text(json.dumps(small), encoding="utf-8")
+    text, problems = matrix_page(tmp_path)
+    assert problems == ["liba: alibi_slopes/invalid/zero[float32] is unexplained"]
+    cells = _Cells(text).cells
+    assert cells["rope_frequencies", "lib_b:one"][1] == "1 fail / 1 beyond / 3 pass"
+    assert text.index("## By function and library") < text.index("## Every failure, by cause")
+    causes = [line for line in text.splitlines() if line.startswith("- **")]
+    assert len(causes) == 3 and causes[0].startswith("- **UNEXPLAINED**, in `liba`")
+    assert causes[2].startswith(
+        "- **a convention the suite does not express yet**, in `lib_b:one`, `lib_b:two`"
+    )
+    assert text.count("lib\\_b rounds the base first") == 1
+    assert "`rope_frequencies/invalid/odd-dim[float32]` (in `lib_b:two`)" in text
+    assert "<details><summary>Upstream issue text</summary>" in text
+    assert '<a href="../matrix.html"><code>matrix.html</code></a>' in text  # the detail view, linked
+    assert "row-rope_frequencies" not in text  # ... not inlined

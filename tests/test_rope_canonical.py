@@ -418,13 +418,17 @@ def test_large_positions_come_as_small_contiguous_blocks() -> None:
         for case in FILES[function]["cases"]:
             if "LargePosition" not in case["flags"]:
                 continue
-            rows = _format.decode(case["inputs"]["positions"]).reshape(-1, 3)
+            positions = _format.decode(case["inputs"]["positions"])
+            rows = positions.reshape(-1, positions.shape[-1])  # one run per sequence (rope_heads: [B, S])
+            assert rows.shape[-1] <= 5, case["id"]
             assert all(np.array_equal(row, row[0] + np.arange(row.size)) for row in rows), case["id"]
     for case in FILES["rope_cos_sin"]["cases"]:
         inv = _format.decode(case["inputs"]["inv_freq"])
         positions = _format.decode(case["inputs"]["positions"]).reshape(-1)
         if inv.size >= 64 and positions.max() >= 2**20:  # a d=128 table: each case one block of 3
             assert np.array_equal(positions, positions[0] + np.arange(3)), case["id"]
+        if "ConsecutiveRun" in case["flags"]:  # an offset-only table: one run of 5
+            assert np.array_equal(positions, positions[0] + np.arange(5)), case["id"]
 
 
 def test_every_rope_flag_is_behind_two_cases() -> None:

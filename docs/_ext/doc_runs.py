@@ -1,12 +1,16 @@
 """The commands whose output the docs show, and how they are run (plain Python, no Sphinx).
 
-Every sample output on the site is the output of a real run, made when the site is built
-(``posenc_docs.py`` writes them under ``docs/generated/``), so no page can show an output
-the tool no longer prints.  This module is the one list of those runs:
+Every sample output on the site is the output of a real run: ``scripts/docs_generate.py``
+runs them and writes what they printed into the pages, between markers, and CI reruns them
+(``python scripts/docs_generate.py --check``), so no page can show an output the tool no
+longer prints.  What depends on the machine or the moment (durations, temporary names) is
+normalised first (:func:`normalise`); the one excerpt that is nothing but timings
+(:data:`MACHINE_DEPENDENT`) is written at build time instead (``posenc_docs.py``, under
+``docs/generated/``).  This module is the one list of those runs:
 
 - :data:`CHECK_EXAMPLES` and :func:`check_argv`: ``posenc-ref check`` of each example
-  adapter in ``docs/examples/`` (the guide's reports; ``tests/test_docs_claims.py`` runs the
-  same commands to test what the pages say about them);
+  adapter in ``docs/examples/`` (the guide's reports, made by :func:`run_check`;
+  ``tests/test_docs_claims.py`` runs the same commands to test what the pages say about them);
 - :data:`SESSIONS`: the export guide's sessions.  A :class:`Session` copies its input files
   into a fresh folder and runs its :class:`Run` steps there; what a shown step prints (after
   ``$ command``, or alone for an error line) is its transcript.  A :class:`Prepare` step is
@@ -36,14 +40,18 @@ ROOT = Path(__file__).resolve().parents[2]
 __all__ = [
     "CHECK_ARGUMENTS",
     "CHECK_EXAMPLES",
+    "MACHINE_DEPENDENT",
     "SESSIONS",
+    "CheckRun",
     "Prepare",
     "Run",
     "Session",
     "StepResult",
     "check_argv",
+    "normalise",
     "oracle_pair_seconds",
     "relative_paths",
+    "run_check",
     "run_session",
     "transcript",
 ]
@@ -85,6 +93,46 @@ def environment() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     return env
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckRun:
+    """What :func:`run_check` of an example printed, and the JSON report it wrote."""
+
+    transcript: str  #: ``$ command``, its output (normalised), ``$ echo $?`` and the exit status
+    report: dict[str, Any] | None  #: the JSON report; None when the run wrote none
+    returncode: int
+    stderr: str
+
+    @property
+    def problems(self) -> list[str]:
+        """A run that ended in neither a verdict (0 PASS, 1 FAIL) nor a report is a problem."""
+        if self.returncode in (0, 1) and self.report is not None:
+            return []
+        return [f"exited {self.returncode}, not 0 or 1:\n{self.stderr[-3000:]}"]
+
+
+def run_check(example: str) -> CheckRun:
+    """Run the page's ``posenc-ref check`` of ``example`` (from the checkout's root, as a reader
+    does), its JSON report in a temporary folder, written on the page under its
+    :func:`report_name`."""
+    name = report_name(example)
+    with tempfile.TemporaryDirectory(prefix="posenc-docs-check-") as tmp:
+        report_json = str(Path(tmp) / name)
+        proc = subprocess.run(
+            command(check_argv(example, report_json)),
+            cwd=ROOT,
+            env=environment(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        path = Path(report_json)
+        report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    shown = normalise(proc.stdout.rstrip().replace(report_json, name))
+    text = f"$ {' '.join(check_argv(example, name))}\n{shown}\n$ echo $?\n{proc.returncode}\n"
+    return CheckRun(text, report, proc.returncode, proc.stderr)
 
 
 # --------------------------------------------------------------------------------------
@@ -179,14 +227,32 @@ def relative_paths(text: str, work: Path) -> str:
     return text
 
 
+#: Text of a run that differs from machine to machine or from run to run, and what a page
+#: shows in its place: the durations the tool prints, and the random part of a temporary
+#: folder's name (as ``export.py`` writes it, ``.DIR.partial-XXXXXXXX``).
+_MACHINE_SPECIFIC: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(\d+ results in )\d+(?:\.\d+)? s\b"), r"\1… s"),  # check's first line
+    (re.compile(r"^(exported \d+ cases at .*, )\d+(?:\.\d+)? s$", re.M), r"\1… s"),  # the export's last
+    (re.compile(r"(\.(?:partial|previous)-)[a-z0-9_]{8}\b"), r"\1XXXXXXXX"),
+)
+
+
+def normalise(text: str) -> str:
+    """``text`` with what depends on the machine or the moment written as a placeholder (``… s``
+    for a duration), so that a page shows the same transcript wherever it is made."""
+    for pattern, replacement in _MACHINE_SPECIFIC:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def transcript(results: Sequence[StepResult]) -> str:
-    """The shown steps as a terminal shows them."""
+    """The shown steps as a terminal shows them, normalised (:func:`normalise`)."""
     lines = []
     for result in results:
         if result.run.show == "all":
             lines.append(f"$ {result.run.line}")
         if result.run.show != "none" and result.output:
-            lines.append(result.output)
+            lines.append(normalise(result.output))
     return "\n".join(lines) + "\n"
 
 
@@ -384,6 +450,12 @@ def speed(work: Path, results: Sequence[StepResult]) -> str:
         f"Llama 3.1's 131072 positions {TIMES} 64 frequencies of one layout.  The export above, "
         f"{int(positions)} positions in one layout, took {seconds} s in all.\n"
     )
+
+
+#: Excerpts that are measurements of the machine that makes them (timings): no normalising
+#: keeps their meaning, so no page holds them; the docs build writes them, and the page
+#: includes them from ``docs/generated/export/`` and says so.
+MACHINE_DEPENDENT: frozenset[str] = frozenset({"llama31-speed.md"})
 
 
 # --------------------------------------------------------------------------------------

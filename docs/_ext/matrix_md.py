@@ -1,10 +1,14 @@
 """The "How real libraries conform" page, made from the committed ``docs/matrix/matrix.json``.
 
-One summary row per implementation (versions, counts, verdict, what it declares), then
-every failure with its classification, one line each (what it is, the standalone
-reproduction for a library bug), the upstream issue texts, and what each adapter calls
-(its declared notes).  A failure nobody explained is shown as UNEXPLAINED and reported
-as a build problem, so the page can never hide one.
+The heatmap of function by implementation (each cell in its worst status's colour, with its
+counts in words, beside a legend of those colours), then every failure grouped by its cause
+(the classification entry that explains it: what it is, the columns and results it covers, the
+standalone reproduction for a library bug and the upstream issue text, once), one summary row
+per implementation (versions, counts, verdict, what it declares), the reach, and what each
+adapter calls (its declared notes).  The table of every result is the standalone
+``matrix.html``, linked.  A failure nobody explained is shown as UNEXPLAINED and reported as a
+build problem, so the page can never hide one.  The views come from
+:mod:`posenc_ref_conformance.matrix`, which renders the same ones into ``matrix.html``.
 """
 
 from __future__ import annotations
@@ -19,18 +23,15 @@ from typing import Any
 
 from mdtext import md_escape, md_literal
 
-from posenc_ref_conformance.matrix import library_versions
+from posenc_ref_conformance.matrix import CAUSE_TITLES, causes, heatmap_html, legend_html, library_versions
 from posenc_ref_conformance.report_text import format_position, format_reach
 
 __all__ = ["matrix_page"]
 
-_CLASS_TITLES = {
-    "bug": "library bug or precision weakness",
-    "convention": "a convention the suite does not express yet",
-    "precision": "a precision class the adapter does not declare",
-    "suite": "a suite error",
-    "unexplained": "UNEXPLAINED",
-}
+_CLASS_TITLES = CAUSE_TITLES
+#: The most implementation columns in one heatmap table: more are split into tables of the same
+#: rows, so that each fits the docs' content column (``scripts/docs_offline_check.py`` measures it).
+HEATMAP_COLUMNS = 8
 
 
 def _served_link(name: str) -> str:
@@ -73,34 +74,63 @@ def _summary(matrix: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _failures(matrix: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """(lines, problems): one table per column with failures, one line per failure."""
-    lines, problems = [], []
-    for column in matrix["columns"]:
-        failed = [(rid, c) for rid, c in sorted(matrix["cells"][column["id"]].items()) if "class" in c]
-        if not failed:
-            continue
-        lines += ["", f"### {md_literal(column['id'])}: {len(failed)} failures", ""]
-        lines += ["| result | class | diagnosis | what it is |", "|---|---|---|---|"]
-        for rid, cell in failed:
-            entry = cell["class"]
-            if entry["class"] == "unexplained":
-                problems.append(f"{column['id']}: {rid} is unexplained")
-            repro = f" Reproduction: {_repro_link(entry['repro'])}." if entry.get("repro") else ""
-            lines.append(
-                f"| {md_literal(rid, in_table=True)} | {_CLASS_TITLES[entry['class']]} "
-                f"| {md_escape(_diagnosis(cell))} | {md_escape(entry.get('note', ''))}{repro} |"
+def _heatmap(matrix: dict[str, Any]) -> list[str]:
+    """The legend and the heatmap, one raw HTML block each (inline styles: the theme's CSS is not needed)."""
+    tables = heatmap_html(matrix, max_columns=HEATMAP_COLUMNS, grid="../matrix.html#")
+    return [legend_html(), "", f'<div class="matrix-heatmap-views">{tables}</div>']
+
+
+def _problems(matrix: dict[str, Any]) -> list[str]:
+    """``column: result id is unexplained`` for every failure no classification explains."""
+    return [
+        f"{column['id']}: {rid} is unexplained"
+        for column in matrix["columns"]
+        for rid, cell in sorted(matrix["cells"][column["id"]].items())
+        if cell.get("class", {}).get("class") == "unexplained"
+    ]
+
+
+def _causes(matrix: dict[str, Any]) -> list[str]:
+    """One list item per cause: its class, columns and note (once), its results, its
+    reproduction and, behind ``<details>``, its upstream issue text."""
+    lines = []
+    listed = causes(matrix)
+    for cause in listed:
+        entry, kind = cause["entry"], cause["class"]
+        columns = ", ".join(md_literal(c) for c in cause["columns"])
+        cells = f"{cause['cells']} failing cell{'s' if cause['cells'] != 1 else ''}"
+        note = md_escape(entry.get("note") or "no classification explains these failures")
+        repro = f" Reproduction: {_repro_link(entry['repro'])}." if entry.get("repro") else ""
+        results = []
+        for r in cause["results"]:
+            text = md_literal(r["resultId"])
+            if r["columns"] != cause["columns"]:
+                text += f" (in {', '.join(md_literal(c) for c in r['columns'])})"
+            text += "".join(
+                f" ({md_escape(s)} in {md_literal(c)})" for c, s in r["statuses"].items() if s != "fail"
             )
-    return lines, problems
-
-
-def _diagnosis(cell: dict[str, Any]) -> str:
-    """A failing cell's diagnosis (the known bug shapes that reproduce it), else where its error lives."""
-    if cell.get("diagnosis"):
-        return "consistent with: " + "; ".join(cell["diagnosis"])
-    if cell.get("structure"):
-        return "no known shape: " + cell["structure"]
-    return "-"
+            if r["diagnosis"] and not cause["diagnosis"]:
+                text += f" (consistent with: {md_escape('; '.join(r['diagnosis']))})"
+            results.append(text)
+        lines += [
+            "",
+            f"- **{_CLASS_TITLES.get(kind, kind)}**, in {columns} ({cells}): {note}{repro}",
+            "",
+            f"  Failing: {', '.join(results)}.",
+        ]
+        if cause["diagnosis"]:
+            lines += ["", f"  Every one consistent with: {md_escape('; '.join(cause['diagnosis']))}."]
+        if "sameIssueAs" in cause:
+            earlier = listed[cause["sameIssueAs"]]
+            where = ", ".join(md_literal(m) for m in earlier["matches"]) or "it"
+            lines += [
+                "",
+                f"  Upstream issue: the one shown above for {where} in {md_literal(earlier['columns'][0])}.",
+            ]
+        elif entry.get("issue"):
+            summary = "<details><summary>Upstream issue text</summary>"
+            lines += ["", f"  {summary}", "", f"  {md_escape(entry['issue'])}", "", "  </details>"]
+    return lines or ["", "*(No result fails in any column.)*"]
 
 
 def _reach(matrix: dict[str, Any]) -> list[str]:
@@ -119,24 +149,6 @@ def _reach(matrix: dict[str, Any]) -> list[str]:
                 f"| {format_position(row.get('worstPosition'))} |"
             )
     return lines if len(lines) > 2 else ["*(No implementation in this matrix ran a reach sweep.)*"]
-
-
-def _issues(matrix: dict[str, Any]) -> list[str]:
-    """Each distinct upstream issue text once, with the columns and reproduction it belongs to."""
-    seen: dict[str, dict[str, Any]] = {}
-    for column in matrix["columns"]:
-        for cell in matrix["cells"][column["id"]].values():
-            entry = cell.get("class", {})
-            if entry.get("issue"):
-                found = seen.setdefault(entry["issue"], {"columns": [], "repro": entry.get("repro")})
-                if column["id"] not in found["columns"]:
-                    found["columns"].append(column["id"])
-    lines = []
-    for text, found in seen.items():
-        columns = ", ".join(md_literal(c) for c in found["columns"])
-        repro = f" Reproduction: {_repro_link(found['repro'])}." if found["repro"] else ""
-        lines.append(f"- **{columns}**: {md_escape(text)}{repro}")
-    return lines
 
 
 def _docstring_md(text: str) -> str:
@@ -198,13 +210,34 @@ def matrix_page(root: Path) -> tuple[str, list[str]]:
     if not path.exists():
         return "*(No committed matrix: run scripts/matrix/build_matrix.sh.)*\n", [f"{path} is missing"]
     matrix = json.loads(path.read_text(encoding="utf-8"))
-    failures, problems = _failures(matrix)
     lines = [
         f"Measured **{matrix['generated']}** with the posenc-ref conformance suite "
         f"{matrix['suiteVersion']}, by {md_literal(matrix['command'])} (each library in its own virtual "
-        "environment, made by `scripts/matrix/setup_<library>.sh`). The full table, one row per case and "
+        "environment, made by `scripts/matrix/setup_<library>.sh`). The detail view, one row per case and "
         f"dtype with each cell's detail and each case's rationale on hover: {_served_link('matrix.html')}; "
         f"the data: {_served_link('matrix.json')}.",
+        "",
+        "## By function and library",
+        "",
+        "One row per canonical function, one column per implementation (the columns split over several "
+        "tables of the same rows when they are many). A cell counts the function's compared results in "
+        "that column, in words, and takes the colour of the worst of them: fail, then xfail, xpass, "
+        "beyond precision, pass; a cell whose results are all skipped says skip. Functions with failures "
+        "come first, the most failing columns first; a function name leads to its rows in the detail "
+        "view, and the functions no library computes are listed after the table.",
+        "",
+        *_heatmap(matrix),
+        "",
+        "## Every failure, by cause",
+        "",
+        "Each failing result, grouped by the classification that explains it: the explanation once, "
+        "with every column and result it covers. A *bug* is the library's (a wrong value, a crash, or "
+        "out-of-range input computed instead of rejected), with a standalone reproduction that does not "
+        "use posenc-ref and the text of an issue a user could file upstream; a *convention* is a rule the "
+        "library follows that the suite cannot name yet.",
+        *_causes(matrix),
+        "",
+        "## Implementations",
         "",
         *_summary(matrix),
         "",
@@ -215,17 +248,6 @@ def matrix_page(root: Path) -> tuple[str, list[str]]:
         "the exact class's tolerance, and within an absolute 1e-3 (see the tolerance guide's *Reach*).",
         "",
         *_reach(matrix),
-        "",
-        "## Every failure, classified",
-        "",
-        "One line per failing result. A *bug* is the library's (a wrong value, a crash, or out-of-range "
-        "input computed instead of rejected), with a standalone reproduction that does not use posenc-ref; "
-        "a *convention* is a rule the library follows that the suite cannot name yet.",
-        *failures,
-        "",
-        "## Upstream issue texts",
-        "",
-        *_issues(matrix),
         "",
         "## Found beside the matrix",
         "",
@@ -241,4 +263,4 @@ def matrix_page(root: Path) -> tuple[str, list[str]]:
         "docstring lists every code path and every piece of glue).",
         *_calls(matrix),
     ]
-    return "\n".join(lines) + "\n", problems
+    return "\n".join(lines) + "\n", _problems(matrix)

@@ -1,33 +1,30 @@
 """Build-time generation for the posenc-ref docs (a small Sphinx extension).
 
-On ``builder-inited`` it writes, under ``docs/generated/`` (git-ignored):
+Most generated text is not made here: ``scripts/docs_generate.py`` writes it into the page
+sources, between marker comments (``mdtext.GENERATED_BEGIN``), from the functions of this
+module and the modules beside it (:func:`schema_page`, :func:`api_index`,
+:func:`figure_gallery`, :func:`diagnosis_catalogue`; :mod:`golden_md`, :mod:`bench_md`,
+:mod:`conventions_md`, :mod:`matrix_md`, :mod:`report_md`, :mod:`doc_runs`), and CI checks it
+is up to date (``python scripts/docs_generate.py --check``).  So a page reads the same on
+GitHub as on the site.  On ``builder-inited`` this extension writes, under
+``docs/generated/`` (git-ignored), only what cannot be in a page's source:
 
 - ``figures/*.svg``: every ``docs/figures/fig_*.py`` is imported and its ``make(outdir)``
   called; the figures are drawn with matplotlib (vector SVG) from the library itself.  A
-  figure is redrawn only when its script or the library's source changed.
-  ``figures_gallery.md`` shows every figure with the caption it has on its family page.
-- ``golden_schema.md``: the golden-file format, rendered from the JSON Schema
-  (``posenc_ref_conformance/golden/golden_schema_v1.json``; :mod:`schema_md`);
-  ``golden_summary.md``, ``tolerance_table.md``, ``case_ids.md`` and ``flag_notes.md`` from the golden
-  vectors and the invariants (:mod:`golden_md`).
-- ``benchmarks_list.md`` and ``benchmarks_thresholds.md``: the asv benchmarks, and the
-  dashboard's regression thresholds beside the noise they come from (:mod:`bench_md`).
-- ``conventions.md``: who uses which convention, from the family pages' implementation
-  tables, the library's convention tuples and the golden vectors (:mod:`conventions_md`).
-- ``api/*.md`` and ``api_index.md``: one API page per library module that exists, and an
-  index with a summary table (autosummary) of every public function.
-- ``check/*.txt``: the real output of ``posenc-ref check`` for the example adapters
-  in ``docs/examples/`` (run in a subprocess, cached like the figures), their JSON reports,
-  and ``check/*-summary.md``, what each run found, from its report (:mod:`report_md`).
-- ``export/*``: the export guide's sessions (``golden export``, ``check --golden``,
-  ``golden lint``, the export's refusals), run in a fresh folder, and excerpts of what they
-  wrote.  Every command the site shows the output of is listed in :mod:`doc_runs`.
-  ``POSENC_DOCS_SKIP_CHECK=1`` runs none of them.
+  figure is redrawn only when its script or the library's source changed.  A drawn figure
+  that no page shows is a warning.
+- ``api/*.md``: one API page per library module that exists (autodoc directives; their
+  index, with a summary table, is in ``docs/api.md``).
+- ``export/llama31-speed.md``: the timings of the export guide's Llama 3.1 session
+  (:data:`doc_runs.MACHINE_DEPENDENT`), measured on the machine that builds the site.
+  ``POSENC_DOCS_SKIP_CHECK=1`` runs no session (a placeholder is written instead).
+- ``static/mathjax/``: :func:`vendor_mathjax` (called from ``conf.py``) fetches MathJax 3
+  from the npm registry once, checks its integrity, and keeps the single self-contained
+  ``tex-svg-full.js`` so that math renders with no network.
 
 It also loads :mod:`citations` (issue, pull-request and arXiv references become links)
-and :mod:`search_offline` (search summaries from disk).  :func:`vendor_mathjax` (called
-from ``conf.py``) fetches MathJax 3 from the npm registry once, checks its integrity, and
-keeps the single self-contained ``tex-svg-full.js`` so that math renders with no network.
+and :mod:`search_offline` (search summaries from disk), and gives the code blocks of a
+generated block the CSS class its first marker names (``, class report``).
 """
 
 from __future__ import annotations
@@ -49,6 +46,7 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
@@ -183,36 +181,45 @@ _FIGURE = re.compile(
 )
 
 
-def build_figure_gallery() -> None:
-    """``figures_gallery.md``: every figure of the pages, with its caption from its page.
-
-    A figure is written once, on its family page; the gallery copies the ``{figure}``
-    block from there (alt text, width and caption), so the two cannot disagree.  A figure
-    file that no page shows is reported.
-    """
-    shown: set[str] = set()
-    out: list[str] = []
+def _page_figures() -> list[tuple[str, re.Match[str]]]:
+    """Every ``{figure}`` of a generated SVG on a page of a folder (the family pages first):
+    the page's docname and the figure block."""
     order = ["families/absolute", "families/rope", "families/relative", "families/nope"]
     pages = [p for p in DOCS.glob("*/*.md") if p.parts[-2] not in {"generated", "_build"}]
     rank = {name: i for i, name in enumerate(order)}
+    found = []
     for page in sorted(
         pages, key=lambda p: (rank.get(p.relative_to(DOCS).with_suffix("").as_posix(), 99), p)
     ):
         docname = page.relative_to(DOCS).with_suffix("").as_posix()
-        for match in _FIGURE.finditer(page.read_text(encoding="utf-8")):
-            name = match.group("file")
-            shown.add(name)
-            scripts = [
-                p.name for p in (DOCS / "figures").glob("fig_*.py") if f'"{Path(name).stem}"' in p.read_text()
-            ]
-            source = f", drawn by `docs/figures/{scripts[0]}`" if scripts else ""
-            out += [f"```{{figure}} generated/figures/{name}", match.group("options").rstrip("\n"), ""]
-            out += [match.group("caption").rstrip("\n"), "", f"Shown on {{doc}}`/{docname}`{source}."]
-            out += ["```", ""]
+        found += [(docname, match) for match in _FIGURE.finditer(page.read_text(encoding="utf-8"))]
+    return found
+
+
+def figure_gallery() -> str:
+    """The figures page's gallery: every figure of the pages, with its caption from its page.
+
+    A figure is written once, on its family page; the gallery copies the ``{figure}``
+    block from there (alt text, width and caption), so the two cannot disagree.
+    """
+    out: list[str] = []
+    scripts = {p.name: p.read_text(encoding="utf-8") for p in sorted((DOCS / "figures").glob("fig_*.py"))}
+    for docname, match in _page_figures():
+        name = match.group("file")
+        drawn_by = [script for script, text in scripts.items() if f'"{Path(name).stem}"' in text]
+        source = f", drawn by `docs/figures/{drawn_by[0]}`" if drawn_by else ""
+        out += [f"```{{figure}} generated/figures/{name}", match.group("options").rstrip("\n"), ""]
+        out += [match.group("caption").rstrip("\n"), "", f"Shown on {{doc}}`/{docname}`{source}."]
+        out += ["```", ""]
+    return "\n".join(out)
+
+
+def warn_unshown_figures() -> None:
+    """A figure file that no page shows is reported."""
+    shown = {match.group("file") for _, match in _page_figures()}
     for path in sorted((GENERATED / "figures").glob("*.svg")):
         if path.name not in shown:
             logger.warning("figure %s is drawn but no page shows it", path.name, type="posenc")
-    _write_if_changed(GENERATED / "figures_gallery.md", "\n".join(out))
 
 
 def _load_module(path: Path) -> Any:
@@ -239,40 +246,17 @@ def schema_path() -> Path | None:
     return versions[-1] if versions else None
 
 
-def build_data_pages() -> None:
-    from conventions_md import overview
-    from golden_md import canonical_calls, case_ids, flag_notes, golden_summary, tolerance_table
+def schema_page() -> str:
+    """The golden-file format page's schema reference, from the newest JSON Schema (:mod:`schema_md`)."""
     from schema_md import render_schema
 
     path = schema_path()
     if path is None:
-        logger.warning("no golden_schema_v*.json in posenc_ref_conformance/golden/", type="posenc")
-        schema_page = "*(No golden-file JSON Schema was found at build time.)*\n"
-    else:
-        rel = path.relative_to(ROOT).as_posix()
-        # {download} paths starting with "/" are relative to the docs source folder
-        schema_page = render_schema(json.loads(path.read_text()), source=rel, download=f"/../{rel}")
-    _write_if_changed(GENERATED / "golden_schema.md", schema_page)
-    _write_if_changed(GENERATED / "golden_summary.md", golden_summary(ROOT))
-    _write_if_changed(GENERATED / "tolerance_table.md", tolerance_table(ROOT))
-    _write_if_changed(GENERATED / "case_ids.md", case_ids(ROOT))
-    _write_if_changed(GENERATED / "canonical_calls.md", canonical_calls(ROOT))
-    from matrix_md import matrix_page
-
-    matrix_text, matrix_problems = matrix_page(ROOT)
-    for problem in matrix_problems:
-        logger.warning("conformance matrix: %s", problem, type="posenc", subtype="matrix")
-    _write_if_changed(GENERATED / "matrix.md", matrix_text)
-    _write_if_changed(GENERATED / "flag_notes.md", flag_notes(ROOT))
-    _write_if_changed(GENERATED / "diagnosis_catalogue.md", diagnosis_catalogue())
-    from bench_md import benchmark_list, threshold_table
-
-    _write_if_changed(GENERATED / "benchmarks_list.md", benchmark_list(ROOT))
-    _write_if_changed(GENERATED / "benchmarks_thresholds.md", threshold_table(ROOT))
-    text, problems = overview(ROOT, DOCS)
-    for problem in problems:
-        logger.warning("conventions overview: %s", problem, type="posenc", subtype="conventions")
-    _write_if_changed(GENERATED / "conventions.md", text)
+        msg = "no golden_schema_v*.json in posenc_ref_conformance/golden/"
+        raise FileNotFoundError(msg)
+    rel = path.relative_to(ROOT).as_posix()
+    # {download} paths starting with "/" are relative to the docs source folder
+    return render_schema(json.loads(path.read_text()), source=rel, download=f"/../{rel}")
 
 
 def diagnosis_catalogue() -> str:
@@ -397,16 +381,13 @@ def _data_entry(module: str, target: str) -> list[str]:
 
 
 def build_api_pages() -> None:
+    """``api/<module>.md``, one page of autodoc directives per module of :func:`existing_api_modules`."""
     api = GENERATED / "api"
     api.mkdir(parents=True, exist_ok=True)
-    modules = existing_api_modules()
     keep = set()
-    index = ["```{toctree}", ":hidden:", ":maxdepth: 1", ""]
-    summaries: list[str] = []
-    for module, title in modules:
+    for module, title in existing_api_modules():
         slug = module.replace(".", "_")
         keep.add(f"{slug}.md")
-        index.append(f"generated/api/{slug}")
         lines = [f"# {title}", ""]
         try:
             entries = _public_names(module)
@@ -441,12 +422,21 @@ def build_api_pages() -> None:
             lines.append("")
         lines.append("```")
         _write_if_changed(api / f"{slug}.md", "\n".join(lines) + "\n")
-        summaries += _summary_section(module, title, f"generated/api/{slug}", entries)
     for stale in api.glob("*.md"):
         if stale.name not in keep:
             stale.unlink()
-    index += ["```", "", *summaries]
-    _write_if_changed(GENERATED / "api_index.md", "\n".join(index) + "\n")
+
+
+def api_index() -> str:
+    """The API index (``docs/api.md``): a hidden toctree of the API pages, and per module a
+    heading linking to its page with a summary table of its functions and classes."""
+    index = ["```{toctree}", ":hidden:", ":maxdepth: 1", ""]
+    summaries: list[str] = []
+    for module, title in existing_api_modules():
+        slug = module.replace(".", "_")
+        index.append(f"generated/api/{slug}")
+        summaries += _summary_section(module, title, f"generated/api/{slug}", _public_names(module))
+    return "\n".join([*index, "```", "", *summaries]) + "\n"
 
 
 def _summary_section(module: str, title: str, page: str, entries: list[tuple[str, str]]) -> list[str]:
@@ -480,75 +470,17 @@ def _summary_section(module: str, title: str, page: str, entries: list[tuple[str
 
 
 # --------------------------------------------------------------------------------------
-# Real runs of the tool: `posenc-ref check` of the example adapters, the export sessions
+# Timings of a real run of the tool (every other run's output is in its page)
 # --------------------------------------------------------------------------------------
-def build_check_reports(library_digest: str) -> None:
-    """``check/<example>.txt`` (the run's output) and ``check/<example>-summary.md`` (what it found).
+def _timed_sessions() -> list[Any]:
+    import doc_runs
 
-    The commands are :data:`doc_runs.CHECK_EXAMPLES`; the summary is :func:`report_md.summary`
-    of the run's JSON report, remade on every build.
-    """
-    from doc_runs import CHECK_EXAMPLES, report_name
-    from report_md import summary
-
-    outdir = GENERATED / "check"
-    outdir.mkdir(parents=True, exist_ok=True)
-    for example, needs in CHECK_EXAMPLES.items():
-        script = DOCS / "examples" / example
-        stem = Path(example).stem
-        out = outdir / f"{stem}.txt"
-        report = outdir / report_name(example)
-        if not script.is_file():
-            continue
-        if importlib.util.find_spec(needs.split(".")[0]) is None:
-            logger.warning(
-                "%s needs %s, which is not installed: its report is not shown",
-                example,
-                needs,
-                type="posenc",
-                subtype="check",
-            )
-            missing = f"({needs} was not installed when these docs were built)\n"
-            out.write_text(missing)
-            _write_if_changed(outdir / f"{stem}-summary.md", missing)
-            continue
-        key = _digest(script.read_bytes(), library_digest.encode())
-        stamp = outdir / f".{stem}.stamp"
-        if not (stamp.is_file() and stamp.read_text() == key and out.is_file() and report.is_file()):
-            _run_check(example, out, report, stamp, key)
-        if report.is_file():
-            _write_if_changed(outdir / f"{stem}-summary.md", summary(json.loads(report.read_text())))
+    return [s for s in doc_runs.SESSIONS if doc_runs.MACHINE_DEPENDENT.intersection(s.excerpts)]
 
 
-def _run_check(example: str, out: Path, report: Path, stamp: Path, key: str) -> None:
-    """Run the check of ``example``; write its transcript to ``out`` and its JSON report to ``report``."""
-    from doc_runs import check_argv, command, environment
-
-    report_json = report.relative_to(ROOT).as_posix()
-    cmd = command(check_argv(example, report_json))
-    proc = subprocess.run(
-        cmd, cwd=ROOT, env=environment(), capture_output=True, text=True, timeout=600, check=False
-    )
-    shown = proc.stdout.rstrip().replace(report_json, report.name)
-    text = f"$ {' '.join(check_argv(example, report.name))}\n{shown}\n$ echo $?\n{proc.returncode}\n"
-    if proc.returncode not in (0, 1):
-        logger.warning(
-            "`%s` failed with exit code %d:\n%s",
-            " ".join(cmd[2:]),
-            proc.returncode,
-            proc.stderr[-3000:],
-            type="posenc",
-            subtype="check",
-        )
-    out.write_text(text)
-    if proc.returncode in (0, 1):
-        stamp.write_text(key)
-    else:
-        stamp.unlink(missing_ok=True)
-
-
-def build_export_samples(library_digest: str) -> None:
-    """``export/<session>.txt`` and the session's excerpts, for each of :data:`doc_runs.SESSIONS`.
+def build_timed_excerpts(library_digest: str) -> None:
+    """``export/<excerpt>`` for each of :data:`doc_runs.MACHINE_DEPENDENT`: its session is run
+    and only those excerpts are written (the transcript and the other excerpts are in the page).
 
     A session is rerun when the library, ``doc_runs.py`` or one of its input files changed; a
     step that exits with another status than the page relies on is a warning (an error with -W).
@@ -558,41 +490,62 @@ def build_export_samples(library_digest: str) -> None:
     outdir = GENERATED / "export"
     outdir.mkdir(parents=True, exist_ok=True)
     spec = Path(doc_runs.__file__).read_bytes()
-    for session in doc_runs.SESSIONS:
-        out = outdir / f"{session.name}.txt"
-        wanted = [out, *(outdir / name for name in session.excerpts)]
+    for session in _timed_sessions():
+        wanted = [outdir / name for name in session.excerpts if name in doc_runs.MACHINE_DEPENDENT]
         key = _digest(library_digest.encode(), spec, *(p.read_bytes() for p in session.inputs()))
         stamp = outdir / f".{session.name}.stamp"
         if stamp.is_file() and stamp.read_text() == key and all(p.is_file() for p in wanted):
             continue
-        text, excerpts, problems = doc_runs.run_session(session)
+        _text, excerpts, problems = doc_runs.run_session(session)
         for problem in problems:
             logger.warning("export sample %s: %s", session.name, problem, type="posenc", subtype="export")
-        _write_if_changed(out, text)
-        for name, excerpt in excerpts.items():
-            _write_if_changed(outdir / name, excerpt)
+        for path in wanted:
+            _write_if_changed(path, excerpts[path.name])
         if problems:
             stamp.unlink(missing_ok=True)
         else:
             stamp.write_text(key)
-        logger.info("posenc_docs: export sample %s", session.name)
+        logger.info("posenc_docs: timed export sample %s", session.name)
 
 
 def _skipped_outputs() -> None:
-    """Placeholders for the tool's outputs when POSENC_DOCS_SKIP_CHECK=1 and no earlier build made them."""
+    """Placeholders for the timed excerpts when POSENC_DOCS_SKIP_CHECK=1 and no earlier build made them."""
     import doc_runs
 
-    wanted = [
-        GENERATED / "check" / f"{Path(e).stem}{suffix}"
-        for e in doc_runs.CHECK_EXAMPLES
-        for suffix in (".txt", "-summary.md")
-    ]
-    for session in doc_runs.SESSIONS:
-        wanted += [GENERATED / "export" / name for name in (f"{session.name}.txt", *session.excerpts)]
-    for path in wanted:
+    for name in doc_runs.MACHINE_DEPENDENT:
+        path = GENERATED / "export" / name
         if not path.is_file():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text("(not run: these docs were built with POSENC_DOCS_SKIP_CHECK=1)\n")
+
+
+# --------------------------------------------------------------------------------------
+# The CSS class of a generated block's code (what a literalinclude's :class: gave)
+# --------------------------------------------------------------------------------------
+class GeneratedBlockClasses(SphinxTransform):
+    """Give the code blocks between a generated block's markers the class its first marker
+    names (``<!-- generated by scripts/docs_generate.py: NAME, class report (do not edit) -->``).
+
+    MyST keeps each marker comment as a raw HTML node where it stands, so the block's
+    content is the nodes between the two markers, under one parent.
+    """
+
+    default_priority = 500
+
+    def apply(self, **kwargs: Any) -> None:
+        from mdtext import GENERATED_BEGIN, GENERATED_END
+
+        for raw in list(self.document.findall(nodes.raw)):
+            begin = GENERATED_BEGIN.match(raw.astext().strip())
+            if begin is None or not begin.group("css_class") or raw.parent is None:
+                continue
+            siblings = raw.parent.children
+            for sibling in siblings[siblings.index(raw) + 1 :]:
+                if isinstance(sibling, nodes.raw) and GENERATED_END.match(sibling.astext().strip()):
+                    break
+                if isinstance(sibling, nodes.Element):
+                    for block in sibling.findall(nodes.literal_block):
+                        block["classes"].append(begin.group("css_class"))
 
 
 # --------------------------------------------------------------------------------------
@@ -649,12 +602,10 @@ def _on_builder_inited(app: Sphinx) -> None:
     GENERATED.mkdir(exist_ok=True)
     digest = _library_digest()
     build_api_pages()
-    build_data_pages()
     build_figures(digest)
-    build_figure_gallery()
+    warn_unshown_figures()
     if os.environ.get("POSENC_DOCS_SKIP_CHECK") != "1":
-        build_check_reports(digest)
-        build_export_samples(digest)
+        build_timed_excerpts(digest)
     else:
         _skipped_outputs()
 
@@ -663,8 +614,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("citations")
     app.setup_extension("search_offline")
     app.add_post_transform(TableLiteralBreaks)
+    app.add_transform(GeneratedBlockClasses)
     app.connect("builder-inited", _on_builder_inited)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
-__all__ = ["setup", "vendor_mathjax"]
+__all__ = ["api_index", "diagnosis_catalogue", "figure_gallery", "schema_page", "setup", "vendor_mathjax"]

@@ -7,7 +7,9 @@ An adapter spec is one string (the ``check`` argument or ``POSENC_REF_ADAPTER``)
   or an alias such as ``jax``: :data:`posenc_ref.backends.BACKENDS`);
 * a real library's own code, by name (``LIBRARIES``; a variant after ``:``):
   ``mlx``, ``transformers[:mpt|m2m100|fsmt|gptj]``, ``torchtune``,
-  ``rotary_embedding_torch``, ``keras_hub``, ``vllm[:native|deepseek]``, ``ggml``;
+  ``rotary_embedding_torch``, ``keras_hub``, ``vllm[:native|deepseek]``, ``ggml``, ``mlx_lm``,
+  ``timm[:mixed]``, ``x_transformers``, ``onnxruntime[:onnx]``, ``megatron_core``,
+  ``llama_models[:llama4]``;
   ``INSTALL`` says how to get each library (``scripts/matrix/setup_<name>.sh``);
 * ``package.module`` or ``package.module:NAME``: an importable module defining
   canonical functions, or an :class:`Adapter` subclass / instance / factory named
@@ -24,7 +26,15 @@ import pathlib
 import sys
 from typing import Any
 
-from .base import CANONICAL_FUNCTIONS, Adapter, Capabilities, ModuleAdapter, Unsupported
+from .base import (
+    CANONICAL_CALLS,
+    CANONICAL_FUNCTIONS,
+    Adapter,
+    Capabilities,
+    ModuleAdapter,
+    Unsupported,
+    call_text,
+)
 
 __all__ = [
     "INSTALL",
@@ -54,6 +64,12 @@ LIBRARIES = {
     "keras_hub": "keras_hub",
     "vllm": "vllm",
     "ggml": "ggml",
+    "mlx_lm": "mlx_lm",
+    "timm": "timm",
+    "x_transformers": "x_transformers",
+    "onnxruntime": "onnxruntime",
+    "megatron_core": "megatron_core",
+    "llama_models": "llama_models",
 }
 #: How to get each library (what a user needs when its adapter cannot load).
 INSTALL = {
@@ -64,6 +80,12 @@ INSTALL = {
     "keras_hub": "scripts/matrix/setup_keras_hub.sh VENV",
     "vllm": "scripts/matrix/setup_vllm.sh VENV",
     "ggml": "scripts/matrix/setup_ggml.sh VENV",
+    "mlx_lm": "scripts/matrix/setup_mlx_lm.sh VENV",
+    "timm": "scripts/matrix/setup_timm.sh VENV",
+    "x_transformers": "scripts/matrix/setup_x_transformers.sh VENV",
+    "onnxruntime": "scripts/matrix/setup_onnxruntime.sh VENV",
+    "megatron_core": "scripts/matrix/setup_megatron_core.sh VENV",
+    "llama_models": "scripts/matrix/setup_llama_models.sh VENV",
 }
 
 
@@ -148,7 +170,8 @@ def _wrap(obj: Any, label: str) -> Adapter:
 
 
 def check_adapter(adapter: Adapter, label: str) -> list[str]:
-    """Refuse an adapter that implements no canonical function; return its warnings (misspelt names)."""
+    """Refuse an adapter that implements no canonical function, or one whose functions cannot take
+    their declared call; return its warnings (misspelt names)."""
     warnings = list(getattr(adapter, "warnings", []))
     if not any(adapter.supports(f) for f in CANONICAL_FUNCTIONS):
         detail = f" ({'; '.join(warnings)})" if warnings else ""
@@ -157,7 +180,36 @@ def check_adapter(adapter: Adapter, label: str) -> list[str]:
             f"({', '.join(CANONICAL_FUNCTIONS)}){detail}"
         )
         raise AdapterError(msg)
+    problems = [
+        p for f in CANONICAL_FUNCTIONS if adapter.supports(f) and (p := signature_problem(adapter, f))
+    ]
+    if problems:
+        msg = f"adapter {label!r}: " + "; ".join(problems)
+        raise AdapterError(msg)
     return warnings
+
+
+def signature_problem(adapter: Adapter, function: str) -> str | None:
+    """Why ``adapter``'s ``function`` cannot be called as the protocol calls it, or None.
+
+    The suite passes the declared positional arguments by position and the rest by keyword
+    (``call_text``); a function that cannot bind them would fail every case alike.  A callable
+    whose signature cannot be read (a C builtin) is not judged here.
+    """
+    impl = getattr(adapter, function, None)
+    if impl is None:
+        return None
+    try:
+        signature = inspect.signature(impl)
+    except (TypeError, ValueError):
+        return None
+    declared = CANONICAL_CALLS[function]["signature"]
+    keywords = [*declared["keyword"], *(["dtype"] if declared["takesDtype"] else [])]
+    try:
+        signature.bind(*declared["positional"], **dict.fromkeys(keywords))
+    except TypeError as exc:
+        return f"{function}{signature} cannot take the call {call_text(function)} ({exc})"
+    return None
 
 
 def _load(spec: str) -> Adapter:

@@ -35,6 +35,8 @@ import json
 import pathlib
 from typing import Any, NoReturn
 
+from .. import variants as variant_axes
+
 __all__ = [
     "ALIBI_FORMS",
     "CANONICAL_FUNCTIONS",
@@ -75,14 +77,16 @@ CANONICAL_OUTPUTS = {
     for name, entry in CANONICAL_CALLS.items()
     if len(entry["signature"]["outputs"]) > 1
 }
-#: Topic -> the named variants of it that have golden cases (from every function's declared call).
+#: Variant axis -> its values, the canonical one first (from every function's declared call).
 VARIANTS: dict[str, tuple[str, ...]] = {}
 for _entry in CANONICAL_CALLS.values():
-    for _topic, _names_of in _entry["signature"]["variants"].items():
-        VARIANTS[_topic] = tuple(sorted({*VARIANTS.get(_topic, ()), *_names_of}))
+    for _axis, _values in _entry["signature"]["variants"].items():
+        VARIANTS[_axis] = tuple(_values)
 DTYPES = ("float64", "float32")
 #: Precision classes of phase computations (see Capabilities.phase).
 PHASES = ("exact", "product")
+#: What position inputs a function takes (see Capabilities.positions).
+POSITION_FORMS = ("any", "consecutive")
 
 
 class Unsupported(NotImplementedError):
@@ -134,16 +138,32 @@ class Capabilities:
     bad input instead of (or besides) ``ValueError``/``TypeError`` (a list, or a
     per-function dict); an invalid-input case passes on the error type the golden
     case names (or a subclass), or on one of these.  ``invalid_inputs`` may also
-    be a per-function dict.  ``variants``: topic -> variant name, for
-    where the implementation computes a *named variant* under a canonical name
-    (``{"ntk": "vllm"}``: its ``ntk`` scaling is vLLM's formula, not HF's); that
-    topic's canonical cases are then skipped and the variant's own cases run
-    (see :data:`VARIANTS` for the topics and variants with golden cases).
+    be a per-function dict.  ``variants``: variant axis -> value, for where
+    the implementation computes a *named variant* under a canonical name
+    (``{"ntk": "vllm"}``: its ``ntk`` scaling is vLLM's formula, not HF's;
+    ``{"yarn-attention-factor": "deepseek"}``: DeepSeek's attention factor,
+    ``truncate`` still read), for every function or per function
+    (``{"rope_from_base": {...}, "default": {...}}``).  The axes are
+    independent: a case runs when the declaration agrees on every axis its
+    expected values depend on (its ``assumes``), so a case the variants agree on
+    runs for all.  A preset names a combination (``{"yarn": "deepseek"}``: both
+    YaRN axes).  :data:`VARIANTS` lists the axes and values; the docs page
+    "Variants" gives each one's formula and the libraries that use it.
     ``notes`` maps a function name to free text shown in reports (why it is
     limited, what glue the adapter adds).  ``context``: the context length (in
     positions) the implementation must serve, a positive integer or ``None``
     (no claim); a reach below it (see the ``Reach`` golden cases) fails the run,
     naming both numbers.  ``posenc-ref check --context N`` overrides it.
+    ``positions``: ``"any"`` (the default: any integer position arrays) or
+    ``"consecutive"`` (the implementation takes a start offset, not positions:
+    ``mx.fast.rope(offset=)``, a cache table sliced from ``p0``), for every
+    function or as a dict like ``dtypes``.  A ``"consecutive"`` function is
+    given only cases whose position inputs (``positions``, ``q_positions``,
+    ``k_positions``) run ``p0, p0 + 1, ...`` along their last axis (``p0`` may
+    differ per row); the others are skipped with that reason.  The golden
+    cases flagged ``ConsecutiveRun`` are such runs at large offsets (2**20,
+    2**24 - 2 .. 2**24 + 2), so an offset-only implementation is still judged
+    where precision matters.
 
     Every field is checked when the object is made: a name outside the allowed
     set, a string where a list is meant, or an empty ``dtypes`` is a ValueError /
@@ -166,6 +186,7 @@ class Capabilities:
     variants: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: dict[str, str] = dataclasses.field(default_factory=dict)
     context: int | None = None
+    positions: str | dict[str, str] = "any"
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -174,7 +195,10 @@ class Capabilities:
                 continue
             object.__setattr__(self, name, _names(value, name, allowed))
         object.__setattr__(self, "dtypes", _per_function(self.dtypes, "dtypes", _dtype_list))
-        object.__setattr__(self, "phase", _per_function(self.phase, "phase", _phase_name))
+        object.__setattr__(self, "phase", _per_function(self.phase, "phase", _one_of(PHASES)))
+        object.__setattr__(
+            self, "positions", _per_function(self.positions, "positions", _one_of(POSITION_FORMS))
+        )
         object.__setattr__(
             self,
             "error_types",
@@ -183,7 +207,7 @@ class Capabilities:
         object.__setattr__(
             self, "invalid_inputs", _per_function(self.invalid_inputs, "invalid_inputs", _flag)
         )
-        _check_variants(self.variants)
+        object.__setattr__(self, "variants", _check_variants(self.variants))
         _flag(self.data_dependent_errors, "data_dependent_errors")
         if not isinstance(self.notes, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in self.notes.items()
@@ -201,9 +225,20 @@ class Capabilities:
         """The precision class declared for ``function`` (or ``function:option``)."""
         return _lookup(self.phase, function, "exact", option)  # type: ignore[return-value]
 
+    def positions_of(self, function: str) -> str:
+        """The position inputs ``function`` takes: ``"any"`` or ``"consecutive"``."""
+        return _lookup(self.positions, function, "any")  # type: ignore[return-value]
+
     def error_types_of(self, function: str) -> tuple[str, ...]:
         """The extra exception names declared for ``function``'s invalid inputs."""
         return _lookup(self.error_types, function, ())  # type: ignore[return-value]
+
+    def variants_of(self, function: str) -> dict[str, str]:
+        """The axis values ``function`` computes (undeclared axes at their canonical value)."""
+        declared = self.variants
+        if any(isinstance(v, dict) for v in declared.values()):
+            declared = {**declared.get("default", {}), **declared.get(function, {})}
+        return {**{axis: values[0] for axis, values in VARIANTS.items()}, **variant_axes.expand(declared)}
 
     def invalid_inputs_of(self, function: str) -> bool:
         """Whether ``function``'s invalid-input cases are run."""
@@ -230,17 +265,40 @@ class Capabilities:
         raise TypeError(msg)
 
 
-def _check_variants(value: Any) -> None:
+def _check_variants(value: Any) -> dict[str, Any]:
+    """``value`` checked: axis/preset -> value, or function/``default`` -> such a dict."""
     if not isinstance(value, dict):
-        msg = f"variants must be a dict of topic -> variant name; got {value!r}"
+        msg = f"variants must be a dict of variant axis -> value; got {value!r}"
         raise TypeError(msg)
-    for topic, name in value.items():
-        if topic not in VARIANTS:
-            msg = f"variants keys must be topics with variants {sorted(VARIANTS)}; got {topic!r}"
+    if any(isinstance(v, dict) for v in value.values()):
+        if not all(isinstance(v, dict) for v in value.values()):
+            msg = (
+                f"variants must map either axes to values or functions to such dicts, not both; got {value!r}"
+            )
+            raise TypeError(msg)
+        keys = [k for k in value if k != "default" and k not in CANONICAL_FUNCTIONS]
+        if keys:
+            msg = f"variants keys must be canonical functions or 'default' (values: dicts); got {keys}"
             raise ValueError(msg)
-        if name not in VARIANTS[topic]:
-            msg = f"variants[{topic!r}] must be one of {list(VARIANTS[topic])}; got {name!r}"
-            raise ValueError(msg)
+        for function, axes in value.items():
+            _expand_variants(axes, f"variants[{function!r}]")
+        return {k: dict(v) for k, v in value.items()}
+    _expand_variants(value, "variants")
+    return dict(value)
+
+
+def _expand_variants(value: dict[str, Any], field: str) -> dict[str, str]:
+    """axis/preset -> value as axis -> value; ValueError naming ``field`` for an unknown key or value."""
+    try:
+        expanded = variant_axes.expand(value)
+    except ValueError as exc:
+        msg = str(exc).replace("variants", field, 1)
+        raise ValueError(msg) from None
+    unknown = sorted(set(expanded) - set(VARIANTS))
+    if unknown:
+        msg = f"{field}: no golden case depends on the axes {unknown} (axes with cases: {sorted(VARIANTS)})"
+        raise ValueError(msg)
+    return expanded
 
 
 def _lookup(value: Any, function: str, fallback: Any, option: str | None = None) -> Any:
@@ -278,11 +336,16 @@ def _dtype_list(value: Any, field: str) -> tuple[str, ...]:
     return names
 
 
-def _phase_name(value: Any, field: str) -> str:
-    if value not in PHASES:
-        msg = f"{field} must be one of {list(PHASES)}; got {value!r}"
-        raise ValueError(msg)
-    return str(value)
+def _one_of(allowed: tuple[str, ...]) -> Any:
+    """A check that a value is one of ``allowed`` (ValueError naming the field otherwise)."""
+
+    def check(value: Any, field: str) -> str:
+        if value not in allowed:
+            msg = f"{field} must be one of {list(allowed)}; got {value!r}"
+            raise ValueError(msg)
+        return str(value)
+
+    return check
 
 
 def _per_function(value: Any, field: str, check: Any) -> Any:

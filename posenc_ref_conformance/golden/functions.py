@@ -25,6 +25,7 @@ from typing import Any
 
 from .. import oracle
 from ..oracle._numeric import mp
+from ..variants import AXES, axes_of
 
 __all__ = [
     "EPS32",
@@ -99,9 +100,10 @@ class FunctionSpec:
     phase: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
     #: The topic of a case (``"ntk"`` for an ntk scaling), where real implementations disagree by name.
     topic: Callable[[dict[str, Any]], str | None] | None = None
-    #: topic -> variant name -> its oracle: formulas that differ from the canonical one under the same name.
-    variants: dict[str, dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = dataclasses.field(
-        default_factory=dict
+    #: topic -> (axis values -> the oracle computing them): the formulas real implementations give
+    #: under one name, one value per variant axis of the topic (see :mod:`..variants`).
+    variants: dict[str, Callable[[dict[str, str]], Callable[[dict[str, Any]], dict[str, Any]]]] = (
+        dataclasses.field(default_factory=dict)
     )
 
     @property
@@ -119,7 +121,7 @@ class FunctionSpec:
             "outputs": list(self.outputs),
             "options": dict(self.options),
             "kinds": {name: kind for name, (kind, _) in self.inputs.items()},
-            "variants": {topic: sorted(names) for topic, names in self.variants.items()},
+            "variants": {axis: list(AXES[axis].values) for topic in self.variants for axis in axes_of(topic)},
         }
 
 

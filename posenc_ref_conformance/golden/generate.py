@@ -9,12 +9,13 @@ versions), so a rerun anywhere reproduces every byte.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import pathlib
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from .. import oracle
+from .. import oracle, variants
 from . import SCHEMA_PATH, VECTORS_DIR, _format
 from .cases import CASES, FUNCTIONS, B, Case, F, I
 from .functions import FunctionSpec
@@ -104,6 +105,20 @@ def _encode_output(kind: str, value: Any, encoder: Encoder = _JSON, where: str =
 Compute = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+def _encoded_outputs(
+    spec: FunctionSpec, case: Case, raw: dict[str, Any], encoder: Encoder
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(expected, acceptable): the oracle's raw outputs encoded for the golden file."""
+    expected, acceptable = {}, {}
+    for name in spec.outputs:
+        expected[name] = _encode_output(spec.output_kind, raw[name], encoder, f"{case.id}:expected.{name}")
+        if f"acceptable:{name}" in raw:
+            acceptable[name] = _encode_output(
+                spec.output_kind, raw[f"acceptable:{name}"], encoder, f"{case.id}:acceptable.{name}"
+            )
+    return expected, acceptable
+
+
 def _expected(
     spec: FunctionSpec, case: Case, encoder: Encoder = _JSON, compute: Compute | None = None
 ) -> tuple[dict[str, Any], dict[str, Any], Any, Any]:
@@ -114,15 +129,10 @@ def _expected(
     """
     inputs = {k: _plain(v) for k, v in case.inputs.items()}
     if compute is None:
-        compute = spec.compute if case.variant is None else spec.variants[_topic(spec, case)][case.variant]
+        topic = _topic(spec, case)
+        compute = spec.compute if topic is None else spec.variants[topic](_choice(spec, case))
     raw = compute(inputs)
-    expected, acceptable = {}, {}
-    for name in spec.outputs:
-        expected[name] = _encode_output(spec.output_kind, raw[name], encoder, f"{case.id}:expected.{name}")
-        if f"acceptable:{name}" in raw:
-            acceptable[name] = _encode_output(
-                spec.output_kind, raw[f"acceptable:{name}"], encoder, f"{case.id}:acceptable.{name}"
-            )
+    expected, acceptable = _encoded_outputs(spec, case, raw, encoder)
     tolerances = spec.case_tolerances(inputs, raw, set(case.flags)) if spec.case_tolerances else None
     phase = None
     if spec.phase is not None:
@@ -140,10 +150,63 @@ def _topic(spec: FunctionSpec, case: Case) -> str | None:
     if spec.topic is None:
         return None
     topic = spec.topic({k: _plain(v) for k, v in case.inputs.items()})
-    if case.variant is not None and case.variant not in spec.variants.get(topic or "", {}):
-        msg = f"golden case {case.id}: variant {case.variant!r} is not declared for topic {topic!r}"
+    if case.variant is not None and topic not in spec.variants:
+        msg = f"golden case {case.id}: variant {case.variant!r} given, but topic {topic!r} has no variants"
         raise ValueError(msg)
     return topic if topic in spec.variants else None
+
+
+def _choice(spec: FunctionSpec, case: Case) -> dict[str, str]:
+    """The axis values the case's expected values follow: canonical, or its declared variant's.
+
+    A case's ``variant`` is a preset of its topic (``deepseek`` for ``yarn``) or, for a topic of
+    one axis, that axis's value.
+    """
+    topic = _topic(spec, case)
+    assert topic is not None
+    if case.variant is None:
+        return variants.canonical(topic)
+    axes = variants.axes_of(topic)
+    key = topic if topic in variants.PRESETS or len(axes) != 1 else axes[0]
+    try:
+        return variants.choice_of(key, case.variant)
+    except ValueError as exc:
+        msg = f"golden case {case.id}: variant {case.variant!r} is not a preset or value of {topic!r}"
+        raise ValueError(msg) from exc
+
+
+def _choice_or_none(spec: FunctionSpec, case: Case) -> dict[str, str]:
+    """Every axis of the case's topic (a conservative ``assumes`` where the variants are not evaluated)."""
+    return _choice(spec, case) if _topic(spec, case) is not None else {}
+
+
+def _assumes(spec: FunctionSpec, case: Case) -> dict[str, str]:
+    """The smallest set of axes (with the case's values) on which the expected values depend.
+
+    The case is evaluated under every combination of its topic's axes.  The result is the first
+    subset ``S`` (fewest axes first) such that every combination agreeing with the case's own on
+    ``S`` gives the same encoded outputs: then any implementation that agrees on ``S`` must
+    produce them, whatever it computes on the other axes.
+    """
+    topic = _topic(spec, case)
+    if topic is None:
+        return {}
+    choice = _choice(spec, case)
+    inputs = {k: _plain(v) for k, v in case.inputs.items()}
+    outcomes = []
+    for combo in variants.choices(topic):
+        try:
+            outcome = _encoded_outputs(spec, case, spec.variants[topic](combo)(inputs), _JSON)[0]
+        except Exception as exc:  # a formula that cannot take these inputs differs from one that can
+            outcome = f"{type(exc).__name__}: {exc}"
+        outcomes.append((combo, outcome))
+    own = next(o for c, o in outcomes if c == choice)
+    axes = variants.axes_of(topic)
+    for size in range(len(axes) + 1):
+        for subset in itertools.combinations(axes, size):
+            if all(o == own for c, o in outcomes if all(c[a] == choice[a] for a in subset)):
+                return {a: choice[a] for a in subset}
+    return choice  # unreachable: the full set always agrees with itself
 
 
 def _case_document(
@@ -156,11 +219,6 @@ def _case_document(
             msg = f"golden case {case.id}: dtypes {list(case.dtypes)} must be some of {list(spec.dtypes)}"
             raise ValueError(msg)
         doc["dtypes"] = list(case.dtypes)
-    topic = _topic(spec, case)
-    if topic is not None:
-        doc["topic"] = topic
-        if case.variant is not None:
-            doc["variant"] = case.variant
     doc["inputs"] = {k: _encode_input(v, encoder, f"{case.id}:inputs.{k}") for k, v in case.inputs.items()}
     if case.error:
         doc["expected"] = {"error": case.error[0], "parameter": case.error[1]}
@@ -173,6 +231,9 @@ def _case_document(
     doc["expected"] = expected
     if acceptable:
         doc["acceptable"] = acceptable
+    assumes = _assumes(spec, case) if compute is None else _choice_or_none(spec, case)
+    if assumes:
+        doc["assumes"] = assumes
     doc["compare"] = case.compare or ("exact" if spec.output_kind != "float" else "allclose")
     if tolerances is not None:
         doc["tolerances"] = tolerances

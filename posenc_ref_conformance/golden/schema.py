@@ -294,8 +294,8 @@ def _signature_def() -> dict[str, Any]:
                 {"type": "object", "additionalProperties": {"enum": list(KINDS)}},
             ),
             "variants": described(
-                "Topic (a name real implementations give different formulas) -> the named variants "
-                "with cases of their own",
+                "Variant axis (a point where real implementations give different formulas under one "
+                "name) -> its values, the canonical one first",
                 {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
             ),
         },
@@ -520,13 +520,11 @@ def _case_def() -> dict[str, Any]:
             "phase": described(
                 "What the product precision class needs to bound each element (cos/sin outputs)", ref("Phase")
             ),
-            "topic": described(
-                "The case's topic where implementations disagree by name (a scaling type): an adapter "
-                "declaring a variant of it runs that variant's cases instead",
-                {"type": "string"},
-            ),
-            "variant": described(
-                "The named variant whose formula gives this case's expected values", {"type": "string"}
+            "assumes": described(
+                "Variant axis -> the value this case's expected values follow, for each axis they depend "
+                "on (found by evaluating every combination): the case is for implementations that "
+                "compute that value; absent axes do not matter",
+                {"type": "object", "additionalProperties": {"type": "string"}},
             ),
         },
         "allOf": [

@@ -683,7 +683,7 @@ class _FileChecker:
         valid = result == "valid"  # the schema's words: valid (outputs expected) or invalid (it raises)
         if "dtypes" in case:
             self.case_dtypes(case["dtypes"])
-        self.topic(case)
+        self.assumes(case)
         inputs = self.inputs(case["inputs"], valid)
         if not valid:
             self.error(case)
@@ -703,22 +703,28 @@ class _FileChecker:
                 f"must be a non-empty list of distinct dtypes among {allowed}; got {json.dumps(dtypes)[:80]}",
             )
 
-    def topic(self, case: dict[str, Any]) -> None:
-        variants = self.signature["variants"]
-        topic, variant = case.get("topic"), case.get("variant")
-        if "topic" in case and (not isinstance(topic, str) or topic not in variants):
-            _fail("topic", f"{topic!r:.60} is not a topic of {self.function} ({sorted(variants)})")
-        if "variant" in case and (topic is None or variant not in variants.get(topic, ())):
-            _fail("variant", f"{variant!r:.60} is not a named variant of topic {topic!r:.60}")
-        if "scaling" in self.signature["options"] and variants:
-            inputs = case["inputs"] if isinstance(case["inputs"], dict) else {}
-            kind = _scaling_type(inputs.get("scaling"))
-            expected = kind if isinstance(kind, str) and kind in variants else None
-            if isinstance(kind, str) and topic != expected:
-                _fail(
-                    "topic",
-                    f"must be {expected!r} for a {kind!r} scaling (its variants' topic); got {topic!r:.60}",
-                )
+    def assumes(self, case: dict[str, Any]) -> None:
+        """``assumes`` names axes of the function with their values; a NamedVariant case assumes one."""
+        flags = case["flags"] if isinstance(case.get("flags"), list) else []
+        axes, assumes = self.signature["variants"], case.get("assumes")
+        named = isinstance(assumes, dict) and any(
+            axis in axes and value != axes[axis][0] for axis, value in assumes.items()
+        )
+        if ("NamedVariant" in flags) != named:
+            _fail(
+                "assumes",
+                "a case flagged NamedVariant must assume a non-canonical value of a variant axis, and only "
+                f"such a case; got flags {flags!r:.80} and assumes {assumes!r:.80}",
+            )
+        if assumes is None:
+            return
+        if not isinstance(assumes, dict) or not assumes:
+            _fail("assumes", f"must be a non-empty object of variant axis -> value; got {assumes!r:.60}")
+        for axis, value in assumes.items():
+            if axis not in axes:
+                _fail("assumes", f"{axis!r:.60} is not a variant axis of {self.function} ({sorted(axes)})")
+            if value not in axes[axis]:
+                _fail("assumes", f"{axis}: {value!r:.60} is not one of {axes[axis]}")
 
     def error(self, case: dict[str, Any]) -> None:
         for key in ("compare", "tolerances", "acceptable", "phase"):

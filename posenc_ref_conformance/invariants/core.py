@@ -148,7 +148,9 @@ def _run_one(adapter: Adapter, inv: Invariant, dtype: str, variant: str | None) 
         args = (adapter, run_dtype, rng) if variant is None else (adapter, run_dtype, rng, variant)
         err = inv.check(*args)
     except NotImplementedError as exc:  # CallUnsupported: the adapter raised Unsupported
-        return dataclasses.replace(base, detail=f"unsupported: {exc}")
+        # CallUnsupported's text is the outcome's, which starts "unsupported: " already
+        detail = str(exc) if isinstance(exc, CallFailed) else f"unsupported: {exc}"
+        return dataclasses.replace(base, detail=detail)
     except BeyondPrecision as exc:
         return dataclasses.replace(base, status="beyond-precision", detail=str(exc))
     except (InvariantFailure, Mismatch, CallFailed) as exc:

@@ -44,6 +44,7 @@ __all__ = [
     "rotate",
     "xpos_scale",
     "yarn_deepseek",
+    "yarn_variant",
 ]
 
 LAYOUTS = ("half", "interleaved")
@@ -272,6 +273,49 @@ def ntk_vllm(dim: int, *, base: float, factor: float) -> list[mp.mpf]:
     return [t / mp.power(s, mp.mpf(2) / dim) for t in _default(dim, exact(base) * s)]
 
 
+def yarn_variant(
+    dim: int,
+    *,
+    base: float,
+    scaling: Mapping[str, Any],
+    seq_len: int | None = None,
+    attention_factor: str = "hf",
+    truncate: str = "honoured",
+) -> tuple[list[mp.mpf], mp.mpf]:
+    """YaRN with each of its two variant axes chosen: the attention factor's formula and ``truncate``.
+
+    ``attention_factor="hf"``: HF's rule (an explicit ``attention_factor`` wins; else
+    ``get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)`` when both are truthy; else
+    ``get_mscale(s, 1)``).  ``"deepseek"``: ``get_mscale(s, mscale) / get_mscale(s,
+    mscale_all_dim)`` with the keys' defaults 1 and 0, ``attention_factor`` not read
+    (DeepSeek-V2/V3, vLLM ``deepseek_yarn``).  ``truncate="honoured"``: the correction range
+    is floored and ceiled unless ``truncate`` is false (HF, gpt-oss); ``"ignored"``: always.
+    Both canonical is :func:`rope_frequencies`'s ``yarn``; both non-canonical is
+    :func:`yarn_deepseek`.
+    """
+    params = dict(scaling)
+    factor = (
+        _yarn_factor(params) if attention_factor == "hf" else exact(params["factor"])
+    )  # DeepSeek: required
+    if attention_factor == "hf":
+        betas = (params.get("beta_fast") or 32, params.get("beta_slow") or 1)
+    else:
+        betas = (params.get("beta_fast", 32), params.get("beta_slow", 1))
+    honour = truncate == "honoured"
+    out = _yarn_blend(
+        dim,
+        exact(base),
+        factor,
+        _original_max(params),
+        betas,
+        truncate=params.get("truncate", True) or not honour,
+    )
+    if attention_factor == "hf":
+        return out, _yarn_attention_factor(params, factor)
+    mscale, mscale_all_dim = params.get("mscale", 1), params.get("mscale_all_dim", 0)
+    return out, _get_mscale(factor, mscale) / _get_mscale(factor, mscale_all_dim)
+
+
 def yarn_deepseek(
     dim: int, *, base: float, scaling: Mapping[str, Any], seq_len: int | None = None
 ) -> tuple[list[mp.mpf], mp.mpf]:
@@ -287,12 +331,7 @@ def yarn_deepseek(
     alone ``1 / (0.1 mscale_all_dim ln s + 1)``.  The correction range is floored
     and ceiled whatever ``truncate`` says; ``factor`` is required.
     """
-    params = dict(scaling)
-    factor = exact(params["factor"])
-    betas = (params.get("beta_fast", 32), params.get("beta_slow", 1))
-    out = _yarn_blend(dim, exact(base), factor, _original_max(params), betas, truncate=True)
-    mscale, mscale_all_dim = params.get("mscale", 1), params.get("mscale_all_dim", 0)
-    return out, _get_mscale(factor, mscale) / _get_mscale(factor, mscale_all_dim)
+    return yarn_variant(dim, base=base, scaling=scaling, attention_factor="deepseek", truncate="ignored")
 
 
 def longrope_phi3(

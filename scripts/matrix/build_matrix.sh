@@ -43,6 +43,15 @@ SPECS=(
     "vllm:native vllm"
     "vllm:deepseek vllm"
     "ggml ggml"
+    "mlx_lm mlx_lm"
+    "timm timm"
+    "timm:mixed timm"
+    "x_transformers x_transformers"
+    "onnxruntime onnxruntime"
+    "onnxruntime:onnx onnxruntime"
+    "megatron_core megatron_core"
+    "llama_models llama_models"
+    "llama_models:llama4 llama_models"
 )
 
 run() {

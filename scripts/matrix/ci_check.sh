@@ -6,12 +6,13 @@
 # 1. The committed matrix is well-formed, every failure is classified and every bug's
 #    reproduction exists (scripts/matrix/compare_matrix.py validate).
 # 2. For each library (default: the ones that fit CI's time, transformers torchtune
-#    rotary_embedding_torch keras_hub): make or refresh its venv DIR/<library> with
+#    rotary_embedding_torch keras_hub mlx_lm onnxruntime): make or refresh its venv DIR/<library> with
 #    scripts/matrix/setup_<library>.sh (idempotent), run `posenc-ref check` on every
 #    matrix column of that library (transformers: also :mpt and :gptj) with this
 #    checkout on PYTHONPATH, and compare each result's status with the committed one;
 #    any difference is an error naming the result.
-# vLLM and ggml are not run here (minutes and gigabytes each): build_matrix.sh runs them.
+# vLLM and ggml are not run here (minutes and gigabytes each), nor timm, x_transformers,
+# megatron_core and llama_models (2-3 minutes each to install): build_matrix.sh runs them.
 # Default DIR: .matrix-venvs in the checkout.  Exit status 0 when all agree, 1 otherwise.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -28,7 +29,7 @@ while [ "$#" -gt 0 ]; do
     esac
     shift
 done
-[ "${#LIBRARIES[@]}" -gt 0 ] || LIBRARIES=(transformers torchtune rotary_embedding_torch keras_hub)
+[ "${#LIBRARIES[@]}" -gt 0 ] || LIBRARIES=(transformers torchtune rotary_embedding_torch keras_hub mlx_lm onnxruntime)
 MATRIX="$REPO/docs/matrix/matrix.json"
 COMPARE="$REPO/scripts/matrix/compare_matrix.py"
 started=$SECONDS

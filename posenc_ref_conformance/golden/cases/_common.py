@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 from ... import oracle
+from ..notes import add_note
 
 __all__ = ["CASES", "B", "Case", "F", "I"]
 
@@ -107,6 +108,18 @@ def case(
 
 
 BIG = [2**20, 2**20 + 1, 2**24 - 1, 2**24, 2**24 + 1]
+#: Consecutive runs at large offsets: five positions across 2**20, and across 2**24 (where float32
+#: spacing becomes 2: 2**24 + 1 is the first position a float32 cannot hold).
+RUN_2E20 = list(range(2**20 - 2, 2**20 + 3))
+RUN_2E24 = list(range(2**24 - 2, 2**24 + 3))
+ConsecutiveRun = add_note(
+    "ConsecutiveRun",
+    "NumericalPrecision",
+    "Large positions as one consecutive run (p0 + arange(5) across 2**20 or 2**24): what an "
+    "implementation that takes a start offset instead of positions (mx.fast.rope, mlx-lm, timm's "
+    "grid_offset, megatron, a cache table sliced from p0) can be given, so it is judged where float32 "
+    "positions and products lose precision (declared with positions: consecutive).",
+)
 
 #: The reach sweep: 0, 1, then 2**k - 1, 2**k, 2**k + 1 for k = 1 .. 24 (float32 spacing doubles at
 #: each power of two; 2**24 + 1 is the first position a float32 cannot hold), ascending, unique.

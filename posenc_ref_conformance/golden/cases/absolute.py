@@ -22,7 +22,7 @@ from ..functions import (
     tol,
 )
 from ..notes import add_note
-from ._common import BIG, B, F, I, _dyadic, case
+from ._common import BIG, RUN_2E20, RUN_2E24, B, ConsecutiveRun, F, I, _dyadic, case
 
 # --- declarations ------------------------------------------------------------------------------
 
@@ -244,6 +244,16 @@ _sin(
     16,
     "vaswani",
 )
+for _conv in ("vaswani", "tensor2tensor"):
+    for _name, _run in (("2e20", RUN_2E20), ("2e24", RUN_2E24)):
+        _sin(
+            f"run-{_name}",
+            f"The consecutive run {_run[0]} .. {_run[-1]} (an offset-only table), d = 16.",
+            ("LargePosition", ConsecutiveRun),
+            _run,
+            16,
+            _conv,
+        )
 _sin(
     "basic-d8",
     "tensor2tensor's [sin | cos] with the num_timescales - 1 denominator.",

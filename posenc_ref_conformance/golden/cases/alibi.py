@@ -7,7 +7,7 @@ from typing import Any
 from ... import oracle
 from ..functions import EPS32, EPS64, FunctionSpec, Tolerance, declare, shape_of, tol
 from ..notes import add_note
-from ._common import B, F, I, case
+from ._common import RUN_2E24, B, ConsecutiveRun, F, I, case
 
 # --- declarations ------------------------------------------------------------------------------
 
@@ -242,6 +242,17 @@ for _form, _cmp, _flag in [
         form=_form,
     )
 case(
+    "alibi_bias/symmetric/run-2e24",
+    "Queries and keys on the consecutive run 2**24 - 2 .. 2**24 + 2: a bias formed as m k - m q "
+    "in float32 loses the distances (the causal form's row constant m q is beyond the file's "
+    "tolerance bound there).",
+    ("AlibiSymmetric", "LargePosition", ConsecutiveRun),
+    q_positions=I(RUN_2E24),
+    k_positions=I(RUN_2E24),
+    slopes=F(_S4),
+    form="symmetric",
+)
+case(
     "alibi_bias/unknown/invalid-form",
     "Unknown form name.",
     (),
@@ -311,6 +322,15 @@ for _form, _flag in (("symmetric", "AlibiSymmetric"), ("causal", "AlibiCausalFor
         num_heads=6,
         form=_form,
     )
+_heads_case(
+    "symmetric/run-2e24",
+    "Queries and keys on the consecutive run 2**24 - 2 .. 2**24 + 2, 4 heads.",
+    ("AlibiSymmetric", "LargePosition", ConsecutiveRun),
+    q_positions=RUN_2E24,
+    k_positions=RUN_2E24,
+    num_heads=4,
+    form="symmetric",
+)
 _heads_case(
     "causal/mpt-max-bias-16",
     "MPT alibi_bias_max 16, 8 heads: slopes 2**-2 .. 2**-16.",

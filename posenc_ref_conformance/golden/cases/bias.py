@@ -138,7 +138,9 @@ declare(
         cast_inputs=("q", "k", "v", "bias"),
         case_tolerances=_attention_tol,
         topic=_attention_topic,
-        variants={_FULLY_MASKED: {"uniform": _attention_uniform}},
+        variants={
+            _FULLY_MASKED: lambda c: _attention_uniform if c[_FULLY_MASKED] == "uniform" else _attention
+        },
     )
 )
 

@@ -3,7 +3,7 @@
 The other RoPE modules build on the helpers here: ``rope_tables`` (cos/sin,
 apply_rope, rope, rope_heads), ``rope_base`` (rope_from_base: frequencies the
 implementation derives itself), ``rope_positions`` (xPos scales, M-RoPE ids and
-angles).  Named variants of a scaling type (:data:`FREQUENCY_VARIANTS`) are
+angles).  Named variants of a scaling type (:func:`frequency_formula`) are
 shared by ``rope_frequencies`` and ``rope_from_base``, so a kernel that owns its
 frequencies declares the same variant for both.
 """
@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ... import oracle
+from ... import oracle, variants
 from ...oracle._numeric import mp
 from ..functions import (
     EPS32,
@@ -74,18 +74,44 @@ def _ntk_vllm(dim: int, *, base: float, scaling: Any, seq_len: Any = None) -> tu
     return oracle.rope.ntk_vllm(dim, base=base, factor=scaling["factor"]), mp.mpf(1)
 
 
-#: topic (scaling type) -> variant -> oracle ``(dim, *, base, scaling, seq_len) -> (inv_freq, factor)``.
-FREQUENCY_VARIANTS: dict[str, dict[str, Callable[..., tuple[list[Any], Any]]]] = {
+def _yarn(choice: dict[str, str]) -> Callable[..., tuple[list[Any], Any]]:
+    if choice == variants.canonical("yarn"):
+        return oracle.rope.rope_frequencies
+
+    def formula(dim: int, *, base: float, scaling: Any, seq_len: Any = None) -> tuple[list[Any], Any]:
+        return oracle.rope.yarn_variant(
+            dim,
+            base=base,
+            scaling=scaling,
+            attention_factor=choice["yarn-attention-factor"],
+            truncate=choice["yarn-truncate"],
+        )
+
+    return formula
+
+
+#: axis -> non-canonical value -> its oracle ``(dim, *, base, scaling, seq_len) -> (inv_freq, factor)``,
+#: for the topics of one axis (YaRN's two axes are :func:`_yarn`'s).
+_ONE_AXIS: dict[str, dict[str, Callable[..., tuple[list[Any], Any]]]] = {
     "ntk": {"vllm": _ntk_vllm},
-    "yarn": {"deepseek": oracle.rope.yarn_deepseek},
     "longrope": {"phi3-ratio": oracle.rope.longrope_phi3},
     "proportional": {"gemma4": oracle.rope.proportional_gemma4},
 }
+#: The scaling types with variant axes (golden/variants.py).
+FREQUENCY_TOPICS = ("ntk", "yarn", "longrope", "proportional")
 
 
-def variants_of(compute: Callable[[Callable[..., tuple[list[Any], Any]]], Any]) -> dict[str, dict[str, Any]]:
-    """:data:`FREQUENCY_VARIANTS` with each oracle turned into a function's ``compute`` by ``compute``."""
-    return {t: {n: compute(f) for n, f in names.items()} for t, names in FREQUENCY_VARIANTS.items()}
+def frequency_formula(topic: str, choice: dict[str, str]) -> Callable[..., tuple[list[Any], Any]]:
+    """The oracle of ``topic``'s frequencies under the axis values ``choice``."""
+    if topic == "yarn":
+        return _yarn(choice)
+    value = choice[topic]
+    return _ONE_AXIS[topic].get(value, oracle.rope.rope_frequencies)
+
+
+def variants_of(compute: Callable[[Callable[..., tuple[list[Any], Any]]], Any]) -> dict[str, Any]:
+    """topic -> (axis values -> ``compute(formula)``): a function's variants from its frequency formula."""
+    return {t: (lambda choice, t=t: compute(frequency_formula(t, choice))) for t in FREQUENCY_TOPICS}
 
 
 # --- rope_frequencies -------------------------------------------------------------------------------

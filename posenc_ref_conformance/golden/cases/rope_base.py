@@ -27,7 +27,7 @@ from typing import Any
 from ... import oracle
 from ..functions import FunctionSpec, Tolerance, declare, max_abs, phase_record, shape_of
 from ..notes import add_note
-from ._common import F, I, _dyadic, case
+from ._common import RUN_2E20, RUN_2E24, ConsecutiveRun, F, I, _dyadic, case
 from .rope import (
     _DYN,
     _GPT_OSS,
@@ -260,6 +260,37 @@ for _layout in ("half", "interleaved"):
         layout=_layout,
     )
     _base_case(
+        "run-2e24-llama2-d128",
+        "Llama 2 frequencies on the consecutive run 2**24 - 2 .. 2**24 + 2.",
+        ("LargePosition", "Float32PositionRounding", ConsecutiveRun, DerivedFrequencyError),
+        _dyadic(78, (5, 128)),
+        RUN_2E24,
+        128,
+        layout=_layout,
+    )
+    _base_case(
+        "run-2e20-llama3.1",
+        "Llama 3.1 scaling (d = 128, b = 500000) on the consecutive run 2**20 - 2 .. 2**20 + 2.",
+        ("LargePosition", ConsecutiveRun, DerivedFrequencyError),
+        _dyadic(79, (5, 128)),
+        RUN_2E20,
+        128,
+        500000.0,
+        _L31,
+        layout=_layout,
+    )
+    _base_case(
+        "run-2e24-gpt-oss-yarn",
+        "gpt-oss YaRN (d = 64, truncate false) on the consecutive run 2**24 - 2 .. 2**24 + 2.",
+        ("LargePosition", "Float32PositionRounding", ConsecutiveRun, "YarnTruncate", DerivedFrequencyError),
+        _dyadic(80, (5, 64)),
+        RUN_2E24,
+        64,
+        150000.0,
+        _GPT_OSS,
+        layout=_layout,
+    )
+    _base_case(
         "large-block-2e20-llama2-d128",
         "Llama 2 frequencies on the block 2**20 + arange(3), at the accuracy claim.",
         ("LargePosition", PositionBlock, DerivedFrequencyError),
@@ -286,6 +317,18 @@ _base_case(
     _block(4094, 3),
     32,
     scaling={"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 4096, "mscale": 1.5},
+    variant="deepseek",
+)
+_base_case(
+    "yarn-deepseek/truncate-false-ignored",
+    "DeepSeek's YaRN (a variant): gpt-oss's truncate=false is not read, so the correction range "
+    "8.09 .. 17.40 is floored and ceiled to 8 .. 18.",
+    ("YarnTruncate", "NamedVariant"),
+    _dyadic(81, (3, 64)),
+    _block(4094, 3),
+    64,
+    150000.0,
+    _GPT_OSS,
     variant="deepseek",
 )
 _base_case(

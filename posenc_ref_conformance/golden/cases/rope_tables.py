@@ -25,7 +25,18 @@ from ..functions import (
     shape_of,
 )
 from ..notes import add_note
-from ._common import BIG, F, I, _dyadic, _float32_cos_sin, _freqs, case
+from ._common import (
+    BIG,
+    RUN_2E20,
+    RUN_2E24,
+    ConsecutiveRun,
+    F,
+    I,
+    _dyadic,
+    _float32_cos_sin,
+    _freqs,
+    case,
+)
 from .rope import (
     _GPT_OSS,
     _L31,
@@ -337,6 +348,15 @@ for _layout in ("half", "interleaved"):
         *_PROP_F,
         _layout,
     )
+    for _name, _run in (("2e20", RUN_2E20), ("2e24", RUN_2E24)):
+        _table(
+            f"run-{_name}-d16",
+            f"Default frequencies (d = 16) on the consecutive run {_run[0]} .. {_run[-1]}.",
+            ("LargePosition", ConsecutiveRun),
+            _run,
+            *_D16,
+            _layout,
+        )
     _table(
         "large-block-2e24-llama3.1",
         "Llama 3.1 frequencies (d=128) on the block 2**24 - 1 + arange(3): 2**24 + 1 is not a float32.",
@@ -483,6 +503,16 @@ for _layout in ("half", "interleaved"):
         (_D8[0], 0.75),
     )
     case(
+        f"rope/{_layout}/run-2e24-d16",
+        "Default frequencies (d = 16) on the consecutive run 2**24 - 2 .. 2**24 + 2, end to end.",
+        ("LargePosition", "Float32PositionRounding", ConsecutiveRun, _lay),
+        x=F(_dyadic(38, (5, 16))),
+        positions=I(RUN_2E24),
+        inv_freq=F(_D16[0]),
+        attention_factor=F(1.0),
+        layout=_layout,
+    )
+    case(
         f"rope/{_layout}/large-block-2e24-llama3.1",
         "Llama 3.1 frequencies (d=128) on the block 2**24 - 1 + arange(3), end to end.",
         ("LargePosition", "Float32PositionRounding", PositionBlock, _lay),
@@ -543,3 +573,17 @@ for _layout in ("half", "interleaved"):
             layout=_layout,
             head_layout=_head,
         )
+        if _head != "thd":
+            _runs_shape = (2, 2, 5, 16) if _head == "bhsd" else (2, 5, 2, 16)
+            case(
+                f"rope_heads/{_layout}/{_head}-runs-2e20-2e24",
+                f"x {list(_runs_shape)} in {_head}, d = 16: the first sequence at 2**20 - 2 .. 2**20 + 2, "
+                "the second at 2**24 - 2 .. 2**24 + 2 (one offset per sequence).",
+                ("LargePosition", "BatchedPositions", ConsecutiveRun, _HEAD_FLAGS[_head], _lay),
+                x=F(_dyadic(_seed + 20, _runs_shape)),
+                positions=I([RUN_2E20, RUN_2E24]),
+                inv_freq=F(_D16[0]),
+                attention_factor=F(1.0),
+                layout=_layout,
+                head_layout=_head,
+            )
