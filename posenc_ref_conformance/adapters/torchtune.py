@@ -70,6 +70,7 @@ from .base import Adapter, Capabilities, Unsupported
 __all__ = ["ADAPTER", "TorchtuneAdapter"]
 
 _CACHE_STEP = 2**20  # cache lengths are rounded up to this, so one module serves nearby positions
+_CACHE_LIMIT = 2**32  # bytes of one cache (4 GiB): a d=128 cache past 2**24 rows is 9 GiB, the machine 24
 _T5_MAX_TABLE = 4096
 
 
@@ -158,6 +159,9 @@ class TorchtuneAdapter(Adapter):
         module = self._modules.get(key)
         if module is None or module.max_seq_len <= top:
             length = _CACHE_STEP * (top // _CACHE_STEP + 1) if positions is not None else 1
+            if length * dim * 4 > _CACHE_LIMIT:  # the module's float32 cache, with temporaries about 3x it
+                msg = f"torchtune's cache to position {top} would be {length * dim * 4 / 2**30:.1f} GiB"
+                raise Unsupported(msg)
             module = self._classes[kind](dim, max_seq_len=length, base=base, **params)
             self._modules[key] = module
         return module
