@@ -162,7 +162,7 @@ RUN_BY_CI: dict[str, str] = {
     "pip install . && posenc-ref check posenc_ref": ".ci/run",
     "posenc-ref check posenc_ref": ".ci/run",
     "posenc-ref golden lint": ".ci/run",
-    'pip install ".[test]" && python -m pytest': ".ci/run",
+    'pip install ".[test]" && python -m pytest -n auto': ".ci/run",
     "bash scripts/docs_ci.sh": ".ci/run",
     "bash scripts/asv_dashboard_ci.sh": ".ci/run",
     "scripts/asv_ci.sh": ".ci/run",

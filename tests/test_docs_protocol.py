@@ -23,7 +23,7 @@ import protocol_md  # noqa: E402
 
 def _rows(text: str, axis: str) -> dict[str, list[str]]:
     """The value rows of ``axis``'s table: value -> its cells."""
-    section = text.split(f"#### Axis `{axis}`", 1)[1].split("####", 1)[0]
+    section = re.split(r"^#{2,3} ", text.split(f"### Axis `{axis}`", 1)[1], maxsplit=1, flags=re.M)[0]
     rows = {}
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip("|").split(" | ")]

@@ -492,3 +492,35 @@ def test_a_stale_generated_block_is_named_and_nothing_is_written(
     assert copy.read_bytes() == before
     assert generate.main(["--skip-runs", str(copy)]) == 0  # rewriting gives back the page as committed
     assert copy.read_text(encoding="utf-8") == page
+
+
+def _heading_levels(text: str) -> list[tuple[int, int]]:
+    """(line number, level) of each ATX heading outside fenced code."""
+    out, fence = [], None
+    for number, line in enumerate(text.splitlines(), 1):
+        marker = re.match(r"\s*(`{3,}|~{3,})", line)
+        if marker:
+            if fence is None:
+                fence = marker.group(1)
+            elif marker.group(1).startswith(fence):
+                fence = None
+            continue
+        heading = re.match(r"(#{1,6}) \S", line)
+        if fence is None and heading:
+            out.append((number, len(heading.group(1))))
+    return out
+
+
+def test_headings_never_skip_a_level_in_any_page() -> None:
+    """MyST warns on H1 -> H3 and the docs build takes warnings as errors; the generated
+    fragments (the variants page's topics and axes) are where a skipped level came from."""
+    skips = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        if "_build" in page.parts:
+            continue
+        previous = 0
+        for number, level in _heading_levels(page.read_text(encoding="utf-8")):
+            if level > previous + 1:
+                skips.append(f"{page.relative_to(ROOT)}:{number}: H{previous} to H{level}")
+            previous = level
+    assert not skips, "\n".join(skips)

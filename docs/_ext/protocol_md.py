@@ -61,14 +61,14 @@ def variants_page(root: Path) -> str:
     lines: list[str] = []
     topics = list(dict.fromkeys(axis.topic for axis in variants.AXES.values()))
     for topic in topics:
-        lines += [f"### Topic `{topic}`", ""]
+        lines += [f"## Topic `{topic}`", ""]
         presets = variants.PRESETS.get(topic, {})
         for name, choice in presets.items():
             spelled = ", ".join(f"`{a}: {v}`" for a, v in choice.items())
             lines += [f'Preset `{{"{topic}": "{name}"}}`: the same as {spelled}.', ""]
         for axis in variants.axes_of(topic):
             spec = variants.AXES[axis]
-            lines += [f"#### Axis `{axis}`", "", md_escape(spec.what), ""]
+            lines += [f"### Axis `{axis}`", "", md_escape(spec.what), ""]
             lines += [
                 "| value | what it computes | formula | used by | built-in adapters declaring it | cases |",
                 "| --- | --- | --- | --- | --- | --- |",
