@@ -36,6 +36,7 @@ from typing import Any
 
 from . import __version__
 from .adapters import AdapterError
+from .citations import linked_html
 from .report_text import format_reach
 from .runner import run
 
@@ -574,6 +575,11 @@ def _column_groups(columns: list[str], max_columns: int | None) -> list[list[str
     return [columns[i : i + size] for i in range(0, len(columns), size)]
 
 
+#: The most implementation columns one table of ``matrix.html`` holds (heatmap, detail grid): more
+#: are split into several tables of the same rows, so that no table is wider than the page.
+HEATMAP_COLUMNS = 11
+GRID_COLUMNS = 7
+
 #: A column header turned to read upwards, so that a narrow column holds its whole name.
 _ROTATED = "display:inline-block;writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap"
 
@@ -673,7 +679,7 @@ def causes_html(matrix: dict[str, Any], *, grid: str = "#") -> str:
             )
         what = [
             '<p style="margin:0">'
-            + e(entry.get("note") or "no classification explains these failures")
+            + linked_html(entry.get("note") or "no classification explains these failures")
             + "</p>"
         ]
         if cause["diagnosis"]:
@@ -692,7 +698,7 @@ def causes_html(matrix: dict[str, Any], *, grid: str = "#") -> str:
         elif entry.get("issue"):
             what.append(
                 '<details style="margin:.3em 0 0"><summary>Upstream issue text</summary>'
-                f"<p>{e(entry['issue'])}</p></details>"
+                f"<p>{linked_html(entry['issue'])}</p></details>"
             )
         cells = f"{cause['cells']} failing cell{'s' if cause['cells'] != 1 else ''}"
         rows.append(
@@ -722,7 +728,6 @@ _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a1a1a}
 h2{margin-top:1.6em}
 nav a{margin-right:1em}
-.scroll{overflow-x:auto;max-width:100%}
 .matrix-heatmap th[scope=row]{position:sticky;left:0;background:#fff;z-index:1}
 .matrix-causes td{font-size:13px}
 table.grid{border-collapse:collapse;width:100%}
@@ -753,13 +758,18 @@ def render_html(
     css = _CSS + "".join(
         f"table.grid td.{s}{{{_style(s)}}}" for s in SEVERITY
     )  # the grid's cells: the same colours as the heatmap and the legend
-    head = "".join(
-        f'<th title="{e(json.dumps(c["adapter"], sort_keys=True))}">{breakable(c["id"])}<br>'
-        f"<small>{e(library_versions(c['adapter']))}</small>"
-        f"{''.join(f'<br><small class=reach>{e(line)}</small>' for line in reach_lines(c))}</th>"
-        for c in matrix["columns"]
-    )
-    body, anchored = [], set()
+
+    def header(c: dict[str, Any]) -> str:
+        return (
+            f'<th title="{e(json.dumps(c["adapter"], sort_keys=True))}">{breakable(c["id"])}<br>'
+            f"<small>{breakable(library_versions(c['adapter']))}</small>"
+            f"{''.join(f'<br><small class=reach>{e(line)}</small>' for line in reach_lines(c))}</th>"
+        )
+
+    by_id = {c["id"]: c for c in matrix["columns"]}
+    groups = _column_groups(list(by_id), GRID_COLUMNS)
+    bodies: list[list[str]] = [[] for _ in groups]
+    anchored: set[str] = set()
     explained = {
         (column, r["resultId"]): n
         for n, cause in enumerate(causes(matrix), 1)
@@ -770,11 +780,11 @@ def render_html(
         rid = row["resultId"]
         flags = "; ".join(f"{f}: {notes.get(f, {}).get('description', '')}" for f in row["flags"])
         why = " | ".join(t for t in (comments.get(row["id"], ""), flags) if t)
-        cells = []
+        cells = {}
         for column in matrix["columns"]:
             cell = matrix["cells"][column["id"]].get(rid)
             if cell is None:
-                cells.append("<td></td>")
+                cells[column["id"]] = "<td></td>"
                 continue
             value = STATUS_WORDS.get(cell["status"], cell["status"])
             tip = [f"consistent with: {'; '.join(cell['diagnosis'])}"] if cell.get("diagnosis") else []
@@ -790,17 +800,25 @@ def render_html(
                 text += e(" \N{BULLET} " + cell["diagnosis"][0])
             if (column["id"], rid) in explained:  # a failure leads to its cause
                 text = f'<a href="#cause-{explained[column["id"], rid]}">{text}</a>'
-            cells.append(
+            cells[column["id"]] = (
                 f'<td class="{e(cell["status"])}" title="{e(" | ".join(t for t in tip if t))}">{text}</td>'
             )
         anchor = ""
         if row["function"] not in anchored:
             anchored.add(row["function"])
             anchor = f' id="fn-{e(row["function"])}"'
-        body.append(
-            f'<tr id="row-{e(rid)}"><td class="rid"{anchor} title="{e(why)}">{e(rid)}</td>'
-            f"{''.join(cells)}</tr>"
-        )
+        for index, (group, body) in enumerate(zip(groups, bodies, strict=True)):
+            ids = (f' id="row-{e(rid)}"', anchor) if index == 0 else ("", "")  # anchors in the first table
+            body.append(
+                f'<tr{ids[0]}><td class="rid"{ids[1]} title="{e(why)}">{e(rid)}</td>'
+                f"{''.join(cells[c] for c in group)}</tr>"
+            )
+    grids = "".join(
+        f'<table class="grid"><thead><tr><th>result</th>{"".join(header(by_id[c]) for c in group)}'
+        f"</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        for group, body in zip(groups, bodies, strict=True)
+    )
+    parts = f" in {len(groups)} tables of the same rows, {GRID_COLUMNS} columns at most" * (len(groups) > 1)
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -816,16 +834,15 @@ def render_html(
         "<p>One row per canonical function, one column per implementation; a cell takes the colour of "
         "its worst result and counts the compared ones (hover for every count). Rows with failures "
         "come first; a function name leads to its rows in the detail table.</p>"
-        f'<div class="scroll">{heatmap_html(matrix, grid="#")}</div>'
+        f"{heatmap_html(matrix, max_columns=HEATMAP_COLUMNS, grid='#')}"
         '<h2 id="failures">Failures by cause</h2>'
         "<p>Every failing result, one row per classification entry (its cause), with the columns it "
         "explains; a result leads to its row in the detail table.</p>"
         f"{causes_html(matrix, grid='#')}"
         '<h2 id="detail">Every result</h2>'
-        "<p>One row per result (case and dtype), one column per implementation. Hover a cell for the "
-        "detail and its classification, a case id for why it exists.</p>"
-        f'<table class="grid"><thead><tr><th>result</th>{head}</tr></thead><tbody>{"".join(body)}'
-        "</tbody></table></body></html>\n"
+        f"<p>One row per result (case and dtype), one column per implementation{e(parts)}. Hover a cell "
+        "for the detail and its classification, a case id for why it exists.</p>"
+        f"{grids}</body></html>\n"
     )
 
 

@@ -526,3 +526,27 @@ def test_docs_fragment_has_the_heatmap_and_failures_by_cause(small: dict, tmp_pa
     assert "<details><summary>Upstream issue text</summary>" in text
     assert '<a href="../matrix.html"><code>matrix.html</code></a>' in text  # the detail view, linked
     assert "row-rope_frequencies" not in text  # ... not inlined
+
+
+def test_page_splits_wide_matrices_and_links_cited_issues(broken: str, tmp_path: pathlib.Path) -> None:
+    """Nine columns become two detail tables of the same rows (anchors only in the first), and a
+    cause's note and issue text link the issues they cite (the page is served outside Sphinx)."""
+    from posenc_ref_conformance import matrix as matrix_module
+
+    report = _report(broken)
+    reports = []
+    for n in range(matrix_module.GRID_COLUMNS + 2):
+        copy = json.loads(json.dumps(report))
+        copy["spec"] = f"broken{n}"
+        reports.append(copy)
+    entry = {"match": "alibi_slopes/", "class": "bug", "note": "as in vllm#52665", "repro": "r.py"}
+    entry["issue"] = "see NVIDIA/Megatron-LM#7465"
+    page = render_html(build(reports, {f"broken{n}": [entry] for n in range(len(reports))}))
+    grids = page.split('<table class="grid">')[1:]
+    assert len(grids) == 2
+    assert [g.split("</thead>")[0].count("<th title=") for g in grids] == [5, 4]
+    rows = [g.count("<tr") - 1 for g in grids]
+    assert rows[0] == rows[1] > 0
+    assert grids[0].count('id="row-') == rows[0] and 'id="row-' not in grids[1]
+    assert '<a class="citation-link" href="https://github.com/vllm-project/vllm/issues/52665">' in page
+    assert '<a class="citation-link" href="https://github.com/NVIDIA/Megatron-LM/issues/7465">' in page

@@ -132,7 +132,7 @@ def load_pos_embed_sincos() -> tuple[types.ModuleType, str]:
         module = importlib.import_module(_MODULE)
     finally:
         del sys.modules["timm.layers"], sys.modules["timm"]
-    return module, f"{root / 'layers' / 'pos_embed_sincos.py'} (no torchvision: package __init__ not run)"
+    return module, "pos_embed_sincos.py alone (without torchvision: no package __init__)"
 
 
 def _half(layout: str) -> bool:
