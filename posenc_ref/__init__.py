@@ -57,9 +57,11 @@ from .rope_config import RopeConfig, rope_config_from_hf
 from .rope_scaling import SCALING_TYPES, RopeFrequencies, rope_frequencies
 from .sinusoidal import SINUSOIDAL_CONVENTIONS, sinusoidal
 from .t5 import t5_bias, t5_bucket, t5_bucket_thresholds
+from .window_bias import DECOMPOSED_COORDS, decomposed_rel_pos, swinv2_log_coords, window_bias
 
 __all__ = [
     "ALIBI_FORMS",
+    "DECOMPOSED_COORDS",
     "KERPLE_KINDS",
     "LAYOUTS",
     "LEARNED_OFFSETS",
@@ -76,6 +78,7 @@ __all__ = [
     "attention",
     "axial_angles",
     "causal_mask",
+    "decomposed_rel_pos",
     "interpolate_table",
     "kerple_bias",
     "learned",
@@ -93,10 +96,12 @@ __all__ = [
     "shaw_table_rows",
     "shaw_values",
     "sinusoidal",
+    "swinv2_log_coords",
     "t5_bias",
     "t5_bucket",
     "t5_bucket_thresholds",
     "token_positions",
     "vision_position_ids",
+    "window_bias",
     "xpos_scale",
 ]

@@ -36,7 +36,10 @@ def test_without_transformers_loading_fails_with_the_install_hint(monkeypatch: p
 
 
 def test_unknown_variant_is_a_usage_error() -> None:
-    with pytest.raises(AdapterError, match=r"the variant must be one of \['fsmt', 'gptj'"):
+    with pytest.raises(
+        AdapterError,
+        match=r"the variant must be one of \['clap', 'data2vec_vision', 'donut', 'fsmt', 'got_ocr2', 'gptj'",
+    ):
         load_adapter("transformers:bart")
 
 
@@ -172,3 +175,54 @@ def test_declared_float64_holds_for_apply_rope_and_learned(report: Report) -> No
     ]
     assert valid and {r.status for r in valid} <= {"pass", "skip"}, [r.detail for r in valid]
     assert sum(r.status == "pass" for r in valid) >= 5
+
+
+#: Windowed 2-D relative positions: every HF family that holds a copy, one variant each.
+WINDOW_FUNCTIONS = ["window_bias", "swinv2_log_coords", "decomposed_rel_pos"]
+WINDOW_MUST_PASS = [
+    "window_bias/swin/nonsquare-2x3[float64]",  # Swin's index, row stride 2Ww - 1
+    "window_bias/swin/nonsquare-3x2[float32]",
+    "window_bias/beit/cls-2x2[float32]",  # BEiT's cls rows (square: the resize is the identity)
+    "window_bias/invalid/table-rows[float32]",  # copy_ refuses a table of another window
+    "swinv2_log_coords/window/nonsquare-3x5[float32]",  # [dh, dw] order, float32
+    "swinv2_log_coords/pretrained/8-from-4[float32]",
+    "decomposed_rel_pos/unequal/q8-k6-float32[float32]",  # the float32 coordinate and .long()
+    "decomposed_rel_pos/sam/nonsquare-2x4[float64]",
+    "invariant/window_bias/toeplitz-block-toeplitz[float32]",
+    "invariant/window_bias/decomposed-separable[float64]",
+]
+WINDOW_MUST_DETECT = [
+    "window_bias/beit/cls-nonsquare-2x3[float32]",  # bug: BEiT's resize on a non-square window
+    "swinv2_log_coords/invalid/window-4x1[float32]",  # bug: NaN coordinates
+]
+
+
+@needs_transformers
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "default",
+        "donut",
+        "maskformer_swin",
+        "clap",
+        "data2vec_vision",
+        "swin2sr",
+        "vitdet",
+        "sam_hq",
+        "got_ocr2",
+        "seggpt",
+    ],
+)
+def test_window_bias_families_agree(variant: str) -> None:
+    """Swin, Donut, MaskFormer-Swin, CLAP, BEiT, data2vec-vision, Swin-V2, Swin2SR, SAM, SAM-HQ, ViTDet,
+    GOT-OCR2 and SegGPT:
+    the same verdicts, the known failures exactly the xfail file's, "exact" coordinates out of reach."""
+    adapter = load_adapter("transformers" if variant == "default" else f"transformers:{variant}")
+    report = run(adapter, only=WINDOW_FUNCTIONS, xfails=load_xfails(XFAILS))
+    statuses = _statuses(report)
+    assert not [rid for rid, status in statuses.items() if status in ("fail", "xpass")]
+    expected = {**dict.fromkeys(WINDOW_MUST_PASS, "pass"), **dict.fromkeys(WINDOW_MUST_DETECT, "xfail")}
+    expected["decomposed_rel_pos/unequal/q8-k6-exact[float32]"] = "skip"
+    assert {rid: statuses.get(rid) for rid in expected} == expected
+    if variant != "default":
+        assert adapter.describe()["sources"] != load_adapter("transformers").describe()["sources"]

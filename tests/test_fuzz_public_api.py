@@ -167,6 +167,24 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                 "dtype": None,
             },
         ),
+        "window_bias": (
+            pr.window_bias,
+            {"table": floats(xp, np.ones((15 + 3, 2))), "window_size": (2, 3), "cls_token": True},
+        ),
+        "swinv2_log_coords": (
+            pr.swinv2_log_coords,
+            {"window_size": (3, 4), "pretrained_window_size": None, "dtype": None, "xp": xp, "device": None},
+        ),
+        "decomposed_rel_pos": (
+            pr.decomposed_rel_pos,
+            {
+                "query": floats(xp, np.ones((1, 2, 3, 4))),
+                "rel_pos_h": floats(xp, np.ones((5, 4))),
+                "rel_pos_w": floats(xp, np.ones((5, 4))),
+                "k_size": (3, 2),
+                "coords": "float32",
+            },
+        ),
         "causal_mask": (
             pr.causal_mask,
             {"q_positions": pos, "k_positions": keys, "sliding_window": 2, "chunk_size": 4},

@@ -35,8 +35,9 @@ OPTIONS: list[tuple[str, str, tuple[str, ...], str]] = [
     ("SHAW_CONVENTIONS", "shaw_index(convention=)", ("shaw_index",), "convention"),
     ("ALIBI_FORMS", "alibi_bias(form=)", ("alibi_bias",), "form"),
     ("KERPLE_KINDS", "kerple_bias(kind=)", (), ""),
+    ("DECOMPOSED_COORDS", "decomposed_rel_pos(coords=)", ("decomposed_rel_pos",), "coords"),
 ]
-_FAMILY_PAGES = ("absolute", "rope", "relative", "nope")
+_FAMILY_PAGES = ("absolute", "rope", "relative", "window-bias", "nope")
 
 
 def split_row(line: str) -> list[str]:

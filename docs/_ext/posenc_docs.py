@@ -289,6 +289,7 @@ API_MODULES: list[tuple[str, str]] = [
     ("posenc_ref.t5", "T5 relative buckets"),
     ("posenc_ref.alibi", "ALiBi"),
     ("posenc_ref.kernel_bias", "Sandwich and KERPLE"),
+    ("posenc_ref.window_bias", "Windowed 2-D relative positions"),
     ("posenc_ref.masks", "Attention masks"),
     ("posenc_ref.nope", "NoPE"),
     ("posenc_ref.attention", "Reference attention"),

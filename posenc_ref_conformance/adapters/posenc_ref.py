@@ -276,6 +276,28 @@ class PosencRefAdapter(Adapter):
             self._ints(q_positions), self._ints(k_positions), self._floats(r1), self._floats(r2), kind=kind
         )
 
+    def window_bias(self, table: Any, window_size: list[int], *, cls_token: bool) -> Any:
+        return self.pr.window_bias(self._floats(table), tuple(window_size), cls_token=cls_token)
+
+    def swinv2_log_coords(
+        self, window_size: list[int], *, pretrained_window_size: list[int], dtype: str
+    ) -> Any:
+        pretrained = tuple(pretrained_window_size) if pretrained_window_size else None
+        return self.pr.swinv2_log_coords(
+            tuple(window_size), pretrained_window_size=pretrained, dtype=self._dtype(dtype), xp=self.xp
+        )
+
+    def decomposed_rel_pos(
+        self, query: Any, rel_pos_h: Any, rel_pos_w: Any, *, k_size: list[int], coords: str
+    ) -> Any:
+        return self.pr.decomposed_rel_pos(
+            self._floats(query),
+            self._floats(rel_pos_h),
+            self._floats(rel_pos_w),
+            k_size=tuple(k_size),
+            coords=coords,
+        )
+
     def causal_mask(self, q_positions: Any, k_positions: Any, *, sliding_window: Any, chunk_size: Any) -> Any:
         return self.pr.causal_mask(
             self._ints(q_positions),

@@ -48,6 +48,22 @@ Coverage, canonical function -> transformers code path (read at 5.24):
 * ``attention``: ``llama.eager_attention_forward`` with the mask made by
   ``masking_utils.eager_mask`` (``0`` kept, ``finfo(dtype).min`` masked).
 
+* ``window_bias``: ``swin.SwinRelativePositionBias.forward`` with the case's table
+  loaded into ``relative_position_bias_table``; with ``cls_token``
+  ``beit.BeitRelativePositionBias.forward(window)`` of a ``BeitConfig(image_size=window,
+  patch_size=1)``, which resizes its sub-table bilinearly to the same window first
+  (the identity only for a square one).  Variants ``donut``, ``maskformer_swin``: the
+  copies' ``relative_position_bias_table[relative_position_index]``;
+  ``data2vec_vision``: ``Data2VecVisionRelativePositionBias.forward``.
+* ``swinv2_log_coords``: ``Swinv2SelfAttention(config, dim, heads, window,
+  pretrained_window_size).relative_coords_table`` (``[]`` is HF's ``[0, 0]``); variant
+  ``swin2sr``: ``Swin2SRSelfAttention``'s.
+* ``decomposed_rel_pos``: ``SamVisionAttention.get_decomposed_rel_pos(query [B, qh qw, C],
+  rel_pos_h, rel_pos_w, q_size, k_size)``; variants ``vitdet``:
+  ``add_decomposed_relative_positions`` on a zero ``attn``, ``sam_hq``, ``got_ocr2``: the
+  copies' ``get_decomposed_rel_pos``, ``seggpt``: ``SegGptAttention.add_decomposed_rel_pos``
+  on a zero ``attn``.  Variant ``clap``: ``ClapAudioSelfAttention``'s Swin table and index.
+
 Not covered: HF has no standalone ``interpolate_table``, Shaw index (v5
 removed ``relative_key``), ``relative_positions`` or Llama 4 temperature
 function (``attn_scales`` is inline in ``Llama4TextAttention.forward``); no
@@ -185,6 +201,9 @@ class TransformersAdapter(Adapter):
             "default": ["float32"],
             "apply_rope": ["float64", "float32"],
             "learned": ["float64", "float32"],
+            # the gathers and einsums follow their tables' and queries' dtype
+            "window_bias": ["float64", "float32"],
+            "decomposed_rel_pos": ["float64", "float32"],
         },
         # position_ids.float() * inv_freq.float(): a float32 product; XLM and Marian build their
         # tables in float64 NumPy and round once, which meets the exact class
@@ -200,6 +219,8 @@ class TransformersAdapter(Adapter):
             "learned": ["IndexError"],  # nn.Embedding past the table
             # ZeroDivisionError: max_exact = 0; RuntimeError: float relative positions
             "t5_bucket": ["ZeroDivisionError", "RuntimeError"],
+            # RuntimeError: a table of the wrong size refused by copy_ (as a checkpoint's), a window side 0
+            "window_bias": ["RuntimeError"],
         },
         scaling_types=("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"),
         head_layouts=("bhsd", "bshd"),  # apply_rotary_pos_emb's unsqueeze_dim 1 / 2; no [tokens, heads, dim]
@@ -209,7 +230,9 @@ class TransformersAdapter(Adapter):
         # eager_mask puts finfo.min on every masked logit: a row with no visible key averages v
         variants={"fully-masked-rows": "uniform"},
         # segments are the adapter's own input format: an empty vision block has no tokens to hand HF
-        invalid_inputs={"mrope_position_ids": False},
+        # get_rel_pos resizes a per-axis table of any length to 2 max(q, k) - 1 rows (F.interpolate,
+        # linear): the canonical call takes it resized, so a table of another length is no error there
+        invalid_inputs={"mrope_position_ids": False, "decomposed_rel_pos": False},
         notes={
             "rope_frequencies": "ROPE_INIT_FUNCTIONS / LlamaRotaryEmbedding.compute_default_rope_parameters "
             "on a LlamaConfig; float32",
@@ -227,6 +250,10 @@ class TransformersAdapter(Adapter):
             "alibi_bias_from_mask": "bloom.build_alibi_tensor(attention_mask, num_heads, float32)",
             "token_positions": "RobertaEmbeddings.create_position_ids_from_input_ids, minus padding_idx + 1",
             "mrope_position_ids": "Qwen2_5_VLModel.get_rope_index on token types and grids",
+            "window_bias": "SwinRelativePositionBias.forward; with cls_token "
+            "BeitRelativePositionBias.forward at its own window (its bilinear sub-table resize included)",
+            "swinv2_log_coords": "Swinv2SelfAttention.relative_coords_table (float32)",
+            "decomposed_rel_pos": "SamVisionAttention.get_decomposed_rel_pos (float32 coordinates, .long())",
         },
     )
 
@@ -250,6 +277,10 @@ class TransformersAdapter(Adapter):
                 "alibi": self.alibi_source,
                 "fairseq": self.fairseq_source,
                 "interleaved": self.interleaved_source,
+                "window": self.window_source,
+                "window_cls": self.cls_source,
+                "swinv2": self.swinv2_source,
+                "decomposed": self.decomposed_source,
             },
         }
 
@@ -758,6 +789,147 @@ class TransformersAdapter(Adapter):
             )
         return out.transpose(1, 2).reshape(*lead, lq, v.shape[-1])  # HF returns [batch, seq, heads, dim]
 
+    # --- windowed 2-D relative positions (Swin/BEiT tables, Swin-V2 coordinates, SAM/ViTDet) ------------
+
+    #: Which HF module serves window_bias without / with a cls token, swinv2_log_coords and
+    #: decomposed_rel_pos (the variants name the copies).
+    window_source = "swin"
+    cls_source = "beit"
+    swinv2_source = "swinv2"
+    decomposed_source = "sam"
+
+    def _load(self, module: Any, values: np.ndarray) -> Any:
+        """``module`` in the table's dtype with the case's values in its ``relative_position_bias_table``,
+        as a checkpoint loads it (a size mismatch raises)."""
+        module = module.to(self._t(values).dtype)
+        with self.torch.no_grad():
+            module.relative_position_bias_table.copy_(self._t(values))
+        return module
+
+    def window_bias(self, table: Any, window_size: list[int], *, cls_token: bool) -> Any:
+        table, window = np.asarray(table), tuple(window_size)
+        heads = table.shape[-1] if table.ndim == 2 else 1
+        if cls_token:
+            return self._cls_window_bias(table, window, heads)
+        if self.window_source == "swin":
+            from transformers.models.swin.modeling_swin import SwinRelativePositionBias
+
+            module = self._load(SwinRelativePositionBias(heads, window), table)
+            with self.torch.no_grad():
+                return module()[0]  # [1, heads, N, N]
+        # Donut-Swin, MaskFormer-Swin: the index buffer and table of the attention module; its forward
+        # gathers them inline (table[index.view(-1)].view(N, N, -1).permute(2, 0, 1)), done here as it does
+        module = self._load(self._window_attention(heads, window), table)
+        n = window[0] * window[1]
+        with self.torch.no_grad():
+            gathered = module.relative_position_bias_table[module.relative_position_index.view(-1)]
+            return gathered.view(n, n, -1).permute(2, 0, 1)
+
+    def _window_attention(self, heads: int, window: tuple[int, int]) -> Any:
+        if self.window_source == "clap":
+            from transformers import ClapAudioConfig
+            from transformers.models.clap.modeling_clap import ClapAudioSelfAttention
+
+            return ClapAudioSelfAttention(ClapAudioConfig(), heads, heads, window)
+        if self.window_source == "donut":
+            from transformers import DonutSwinConfig
+            from transformers.models.donut.modeling_donut_swin import DonutSwinSelfAttention
+
+            return DonutSwinSelfAttention(DonutSwinConfig(), heads, heads, window)
+        from transformers import MaskFormerSwinConfig
+        from transformers.models.maskformer.modeling_maskformer_swin import MaskFormerSwinSelfAttention
+
+        return MaskFormerSwinSelfAttention(MaskFormerSwinConfig(), heads, heads, window)
+
+    def _cls_window_bias(self, table: np.ndarray, window: tuple[int, int], heads: int) -> Any:
+        # BEiT's window is image_size // patch_size: patch_size 1 makes it the case's window; forward at
+        # that window resizes the sub-table to its own size (the identity for a square window)
+        if self.cls_source == "beit":
+            from transformers import BeitConfig
+            from transformers.models.beit.modeling_beit import BeitRelativePositionBias
+
+            module = BeitRelativePositionBias(
+                BeitConfig(image_size=list(window), patch_size=1, num_attention_heads=heads)
+            )
+        else:
+            from transformers import Data2VecVisionConfig
+            from transformers.models.data2vec.modeling_data2vec_vision import (
+                Data2VecVisionRelativePositionBias,
+            )
+
+            config = Data2VecVisionConfig(image_size=list(window), patch_size=1, num_attention_heads=heads)
+            module = Data2VecVisionRelativePositionBias(config, window_size=window)
+        module = self._load(module, table)
+        with self.torch.no_grad():
+            return module(window)[0]  # [1, heads, N + 1, N + 1]
+
+    def swinv2_log_coords(
+        self, window_size: list[int], *, pretrained_window_size: list[int], dtype: str
+    ) -> Any:
+        _float32_only(dtype, "Swin-V2's create_coords_table_and_index")
+        pretrained = list(pretrained_window_size) if pretrained_window_size else [0, 0]  # HF: 0 = none
+        if self.swinv2_source == "swinv2":
+            from transformers import Swinv2Config
+            from transformers.models.swinv2.modeling_swinv2 import Swinv2SelfAttention as attention
+
+            config = Swinv2Config()
+        else:
+            from transformers import Swin2SRConfig
+            from transformers.models.swin2sr.modeling_swin2sr import Swin2SRSelfAttention as attention
+
+            config = Swin2SRConfig()
+        module = attention(config, 8, 2, list(window_size), pretrained_window_size=pretrained)
+        return module.relative_coords_table[0]  # [1, 2Wh - 1, 2Ww - 1, 2]
+
+    def decomposed_rel_pos(
+        self, query: Any, rel_pos_h: Any, rel_pos_w: Any, *, k_size: list[int], coords: str
+    ) -> Any:
+        if coords != "float32":
+            msg = "SAM/ViTDet's get_rel_pos computes the coordinate in float32 and truncates (.long())"
+            raise Unsupported(msg)
+        q, th, tw = self._t(query), self._t(rel_pos_h), self._t(rel_pos_w)
+        *lead, qh, qw, width = q.shape
+        kh, kw = k_size
+        flat = q.reshape(-1, qh * qw, width)  # HF's query: [batch, qh * qw, C]
+        with self.torch.no_grad():
+            zero = self.torch.zeros(flat.shape[0], qh * qw, kh * kw, dtype=q.dtype)  # attn, for the adders
+            if self.decomposed_source == "vitdet":
+                from transformers.models.vitdet.modeling_vitdet import add_decomposed_relative_positions
+
+                out = add_decomposed_relative_positions(zero, flat, th, tw, (qh, qw), (kh, kw))
+            elif self.decomposed_source == "seggpt":
+                from transformers import SegGptConfig
+                from transformers.models.seggpt.modeling_seggpt import SegGptAttention
+
+                config = SegGptConfig(
+                    hidden_size=width, num_attention_heads=1, image_size=[16, 16], patch_size=4
+                )
+                out = SegGptAttention(config).add_decomposed_rel_pos(zero, flat, th, tw, (qh, qw), (kh, kw))
+            else:
+                out = self._sam_attention(width).get_decomposed_rel_pos(flat, th, tw, (qh, qw), (kh, kw))
+        return out.reshape(*lead, qh, qw, kh, kw)
+
+    def _sam_attention(self, width: int) -> Any:
+        if self.decomposed_source == "got_ocr2":
+            from transformers import GotOcr2VisionConfig
+            from transformers.models.got_ocr2.modeling_got_ocr2 import GotOcr2VisionAttention as attention
+
+            config = GotOcr2VisionConfig(
+                hidden_size=width, num_attention_heads=1, image_size=16, patch_size=4
+            )
+            return attention(config, window_size=0)
+        if self.decomposed_source == "sam_hq":
+            from transformers import SamHQVisionConfig
+            from transformers.models.sam_hq.modeling_sam_hq import SamHQVisionAttention as attention
+
+            config = SamHQVisionConfig(hidden_size=width, num_attention_heads=1, image_size=16, patch_size=4)
+        else:
+            from transformers import SamVisionConfig
+            from transformers.models.sam.modeling_sam import SamVisionAttention as attention
+
+            config = SamVisionConfig(hidden_size=width, num_attention_heads=1, image_size=16, patch_size=4)
+        return attention(config, window_size=0)  # get_rel_pos reads only its arguments
+
 
 def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
     """A subclass that takes one family from another HF implementation."""
@@ -774,6 +946,31 @@ ADAPTERS: dict[str, type[TransformersAdapter]] = {
     "m2m100": _variant("m2m100", "The fairseq table from M2M100 (NLLB).", fairseq_source="m2m100"),
     "fsmt": _variant("fsmt", "The fairseq table from FSMT.", fairseq_source="fsmt"),
     "gptj": _variant("gptj", "Interleaved cos/sin from GPT-J's fixed table.", interleaved_source="gptj"),
+    "donut": _variant(
+        "donut", "Swin window bias from DonutSwinSelfAttention's table and index.", window_source="donut"
+    ),
+    "maskformer_swin": _variant(
+        "maskformer_swin", "Swin window bias from MaskFormerSwinSelfAttention.", window_source="maskformer"
+    ),
+    "data2vec_vision": _variant(
+        "data2vec_vision", "BEiT window bias from Data2VecVisionRelativePositionBias.", cls_source="data2vec"
+    ),
+    "swin2sr": _variant("swin2sr", "Swin-V2 coordinates from Swin2SRSelfAttention.", swinv2_source="swin2sr"),
+    "vitdet": _variant(
+        "vitdet",
+        "Decomposed terms from ViTDet's add_decomposed_relative_positions.",
+        decomposed_source="vitdet",
+    ),
+    "sam_hq": _variant("sam_hq", "Decomposed terms from SamHQVisionAttention.", decomposed_source="sam_hq"),
+    "clap": _variant(
+        "clap", "Swin window bias from CLAP's audio ClapAudioSelfAttention.", window_source="clap"
+    ),
+    "got_ocr2": _variant(
+        "got_ocr2", "Decomposed terms from GotOcr2VisionAttention.", decomposed_source="got_ocr2"
+    ),
+    "seggpt": _variant(
+        "seggpt", "Decomposed terms from SegGptAttention.add_decomposed_rel_pos.", decomposed_source="seggpt"
+    ),
 }
 ADAPTER = TransformersAdapter
 mpt, m2m100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m100", "fsmt", "gptj"))

@@ -381,6 +381,15 @@ MEANINGS: dict[str, str] = {
     "mrope_angles.position_ids": "M-RoPE ids, one row per component (t, h, w)",
     "mrope_section": "Frequency slots per component, summing to len(inv_freq)",
     "mrope_angles.section_order": "chunked (Qwen2/2.5-VL sections) or interleaved (Qwen3-VL)",
+    "window_bias.table": "Learned bias table [(2Wh-1)(2Ww-1) (+3 BEiT cls rows), heads]",
+    "window_size": "Window [Wh, Ww] in patches",
+    "cls_token": "BEiT layout: a cls token first, the table's last three rows for it",
+    "pretrained_window_size": "Swin-V2 pretrained window [Ph, Pw] dividing the offsets; [] for none",
+    "query": "Queries on their [qh, qw] grid",
+    "rel_pos_h": "Per-axis relative table of the height axis, 2 max(qh, kh) - 1 rows",
+    "rel_pos_w": "Per-axis relative table of the width axis, 2 max(qw, kw) - 1 rows",
+    "k_size": "Key grid [kh, kw]",
+    "decomposed_rel_pos.coords": "float32 (the reference code's float32 coordinate and .long()) or exact",
     # outputs
     "sinusoidal.table": "The sinusoidal table",
     "interpolate_table.table": "The interpolated table",
@@ -408,6 +417,9 @@ MEANINGS: dict[str, str] = {
     "position_ids": "M-RoPE (t, h, w) ids: [3, L]",
     "vision_position_ids.position_ids": "(row, col) of each patch: [2, t h w]",
     "angles": "Rotation angle of each token and frequency slot",
+    "window_bias.bias": "table[idx(a, b), h] per head, query token and key token of the window",
+    "coords": "Swin-V2 log-spaced (dh, dw) coordinates per offset",
+    "decomposed_rel_pos.bias": "rel_h + rel_w per query (y, x) and key (ky, kx)",
 }
 _BARE_TYPES = {"int", "number", "string", "bool", "object", "float", "float64"}
 

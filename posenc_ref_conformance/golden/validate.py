@@ -105,6 +105,9 @@ MAX_TOLERANCES: dict[str, dict[str, tuple[float | None, float, int]]] = {
     "attention": {"float64": (_P**-34, 0.0, 128), "float32": (_P**-5, 0.0, 128)},
     "sandwich_bias": {"float64": (_P**-41, _P**-47, 64), "float32": (_P**-12, _P**-18, 64)},
     "kerple_bias": {"float64": (_P**-48, _P**-44, 64), "float32": (_P**-19, _P**-15, 64)},
+    "window_bias": {"float64": (0.0, 0.0, 0), "float32": (0.0, 0.0, 0)},
+    "swinv2_log_coords": {"float64": (_P**-47, 0.0, 64), "float32": (_P**-18, 0.0, 64)},
+    "decomposed_rel_pos": {"float64": (_P**-43, 0.0, 64), "float32": (_P**-14, 0.0, 64)},
 }
 
 #: Angle-based tolerances (functions with phase data) as the generator writes them, per run dtype:

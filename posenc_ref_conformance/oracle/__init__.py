@@ -8,7 +8,7 @@ are :class:`mpmath.mpf` values at the current precision (:func:`working_precisio
 
 from __future__ import annotations
 
-from . import alibi, attention, kernel_bias, learned, mrope, relative, rope, sinusoidal, t5
+from . import alibi, attention, kernel_bias, learned, mrope, relative, rope, sinusoidal, t5, window_bias
 from ._numeric import (
     CHECK_DIGITS,
     DEFAULT_DIGITS,
@@ -35,5 +35,6 @@ __all__ = [
     "round_float64",
     "sinusoidal",
     "t5",
+    "window_bias",
     "working_precision",
 ]
