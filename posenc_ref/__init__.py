@@ -30,6 +30,7 @@ __version__ = "0.1.0"
 # --- relative / bias ---
 from .alibi import ALIBI_FORMS, alibi_bias, alibi_slopes
 from .attention import attention
+from .grid_resize import RESIZE_MODES, grid_resize, patch_grid_resize
 from .kernel_bias import KERPLE_KINDS, kerple_bias, sandwich_bias
 from .learned import LEARNED_OFFSETS, interpolate_table, learned, token_positions
 from .masks import causal_mask
@@ -66,6 +67,7 @@ __all__ = [
     "LAYOUTS",
     "LEARNED_OFFSETS",
     "MROPE_SECTION_ORDERS",
+    "RESIZE_MODES",
     "SCALING_TYPES",
     "SHAW_CONVENTIONS",
     "SINUSOIDAL_CONVENTIONS",
@@ -79,6 +81,7 @@ __all__ = [
     "axial_angles",
     "causal_mask",
     "decomposed_rel_pos",
+    "grid_resize",
     "interpolate_table",
     "kerple_bias",
     "learned",
@@ -86,6 +89,7 @@ __all__ = [
     "mrope_angles",
     "mrope_position_ids",
     "mrope_slot_components",
+    "patch_grid_resize",
     "relative_positions",
     "rope_config_from_hf",
     "rope_cos_sin",

@@ -137,3 +137,35 @@ def test_mixed_passes(mixed, case_id, dtype):
 def test_mixed_has_no_half_layout(mixed):
     result = verdict(mixed, "rope_cos_sin/half/basic-d8")
     assert result.status == "skip" and "layout 'half' not supported" in result.detail, result.detail
+
+
+@pytest.mark.parametrize(
+    ("case_id", "dtype"),
+    [
+        ("patch_grid_resize/vit/cls-4x4-to-6x6", "float32"),  # resample_abs_pos_embed, bicubic
+        ("patch_grid_resize/registers/4-prefix-3x4-to-2x6", "float32"),  # num_prefix_tokens=4, old_size
+        ("patch_grid_resize/dinov2-registers/antialias-5x5-to-3x4", "float32"),  # antialias=True
+        ("patch_grid_resize/vilt/bilinear-align-corners-3x3-to-4x6", "float32"),  # align_corners=True
+        ("patch_grid_resize/timesformer/nearest-2x3-to-4x5", "float32"),
+        ("grid_resize/bicubic/antialias-down-8x8-to-5x5", "float32"),  # resample_abs_pos_embed_nhwc
+        ("grid_resize/nearest/down-5x5-to-3x2", "float32"),
+    ],
+)
+def test_grid_resize_passes(adapter, case_id, dtype):
+    result = verdict(adapter, case_id, dtype)
+    assert result.status == "pass", result.detail
+
+
+@pytest.mark.parametrize(
+    ("case_id", "why"),
+    [
+        ("patch_grid_resize/idefics/scale-factor-4x4-to-5x6", "no scale_factor"),
+        ("grid_resize/linear-1d/sam-7-to-13", "one [n, m, D] grid"),
+    ],
+)
+def test_grid_resize_out_of_reach(adapter, case_id, why):
+    result = verdict(adapter, case_id)
+    assert result.status == "skip" and why in result.detail, result.detail
+    assert (
+        verdict(adapter, "patch_grid_resize/vit/cls-4x4-to-6x6", "float64").status == "skip"
+    )  # float32 only

@@ -185,6 +185,31 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                 "coords": "float32",
             },
         ),
+        "grid_resize": (
+            pr.grid_resize,
+            {
+                "table": floats(xp, np.arange(24.0).reshape(3, 4, 2) / 8),
+                "size": (5, 2),
+                "mode": "bicubic",
+                "align_corners": False,
+                "scale_factor": None,
+                "antialias": False,
+            },
+        ),
+        "patch_grid_resize": (
+            pr.patch_grid_resize,
+            {
+                "table": floats(xp, np.arange(20.0).reshape(1, 10, 2) / 8),
+                "grid": (3, 3),
+                "new_grid": (4, 2),
+                "prefix_tokens": 1,
+                "mode": "bicubic",
+                "align_corners": False,
+                "scale_factor": (1.5, 0.75),
+                "antialias": False,
+                "skip_same_grid": False,
+            },
+        ),
         "causal_mask": (
             pr.causal_mask,
             {"q_positions": pos, "k_positions": keys, "sliding_window": 2, "chunk_size": 4},

@@ -135,6 +135,7 @@ class TestGoldenFiles:
         assert set(index["casesPerScheme"]) == {
             "alibi",
             "attention",
+            "grid_resize",
             "kernel_bias",
             "learned",
             "nope",
@@ -145,7 +146,9 @@ class TestGoldenFiles:
             "window_bias",
         }
         total = sum((golden.VECTORS_DIR / e["file"]).stat().st_size for e in index["files"])
-        assert total < 4 * 1024 * 1024  # small enough to ship in the wheel (lint's hard limit is 20 MB)
+        # small enough to ship in the wheel (lint's hard limit is 20 MB): the 2-D vision families doubled
+        # the schemes, and 4.3 MB of vectors compress to 0.95 MB (gzip), so 8 MiB stays a small wheel
+        assert total < 8 * 1024 * 1024
 
     def test_every_float_is_exact_in_hex_and_decimal(self) -> None:
         for doc in FILES.values():

@@ -36,8 +36,9 @@ OPTIONS: list[tuple[str, str, tuple[str, ...], str]] = [
     ("ALIBI_FORMS", "alibi_bias(form=)", ("alibi_bias",), "form"),
     ("KERPLE_KINDS", "kerple_bias(kind=)", (), ""),
     ("DECOMPOSED_COORDS", "decomposed_rel_pos(coords=)", ("decomposed_rel_pos",), "coords"),
+    ("RESIZE_MODES", "grid_resize / patch_grid_resize (mode=)", ("grid_resize", "patch_grid_resize"), "mode"),
 ]
-_FAMILY_PAGES = ("absolute", "rope", "relative", "window-bias", "nope")
+_FAMILY_PAGES = ("absolute", "rope", "relative", "window-bias", "grid-resize", "nope")
 
 
 def split_row(line: str) -> list[str]:

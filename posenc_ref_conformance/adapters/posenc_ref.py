@@ -298,6 +298,56 @@ class PosencRefAdapter(Adapter):
             coords=coords,
         )
 
+    # --- grid resize -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _factors(scale_factor: Any) -> tuple[float, ...] | None:
+        return None if scale_factor is None else tuple(float(f) for f in np.asarray(scale_factor).reshape(-1))
+
+    def grid_resize(
+        self,
+        table: Any,
+        size: Any,
+        *,
+        mode: str,
+        align_corners: bool,
+        scale_factor: Any,
+        antialias: bool,
+    ) -> Any:
+        return self.pr.grid_resize(
+            self._floats(table),
+            list(size),
+            mode=mode,
+            align_corners=align_corners,
+            scale_factor=self._factors(scale_factor),
+            antialias=antialias,
+        )
+
+    def patch_grid_resize(
+        self,
+        table: Any,
+        grid: Any,
+        new_grid: Any,
+        *,
+        prefix_tokens: int,
+        mode: str,
+        align_corners: bool,
+        scale_factor: Any,
+        antialias: bool,
+        skip_same_grid: bool,
+    ) -> Any:
+        return self.pr.patch_grid_resize(
+            self._floats(table),
+            list(grid),
+            list(new_grid),
+            prefix_tokens=prefix_tokens,
+            mode=mode,
+            align_corners=align_corners,
+            scale_factor=self._factors(scale_factor),
+            antialias=antialias,
+            skip_same_grid=skip_same_grid,
+        )
+
     def causal_mask(self, q_positions: Any, k_positions: Any, *, sliding_window: Any, chunk_size: Any) -> Any:
         return self.pr.causal_mask(
             self._ints(q_positions),

@@ -53,6 +53,17 @@ interleaved only (it expands each frequency to its pair).  ``apply_rope`` and
 ``rope_heads`` (``bhsd``, ``t_x = positions [B, S]``, ``unsqueeze(1)``) go through
 ``apply_rot_embed_cat``, as its consumers do.
 
+Grid resize (``timm.layers.pos_embed``, loaded as ``pos_embed_sincos`` is):
+
+* ``patch_grid_resize``: ``resample_abs_pos_embed(posemb [1, P + n m, D], new_size,
+  old_size=grid, num_prefix_tokens=P, interpolation=mode, antialias, align_corners)``
+  (``linear`` is F.interpolate's ``bilinear``; ``align_corners=None`` for ``nearest``).
+  timm resizes in float32 (``posemb.float()``) and casts back: float32 only.  Its early
+  return (token count and grid unchanged) is ``skip_same_grid``; without it a same-size
+  resize without ``scale_factor`` is the table itself, so either flag is served.
+* ``grid_resize`` (2-D, ``align_corners=False``): ``resample_abs_pos_embed_nhwc(posemb
+  [1, n, m, D], new_size, interpolation, antialias)``.  Neither takes a ``scale_factor``.
+
 Not mapped (no canonical call yet): the 2-D and N-D grids of every function above (axial
 RoPE over ``(h, w)``, ``build_sincos2d_pos_embed`` on an image grid), ``pixel_freq_bands``
 (Perceiver's linear bands in ``[1, max_freq/2] * pi``) and pixel / centered grids,
@@ -97,7 +108,7 @@ import numpy as np
 from ._glue import check_layout, scaling_kind
 from .base import Adapter, Capabilities, Unsupported
 
-__all__ = ["ADAPTERS", "TimmAdapter", "TimmMixedAdapter", "load_pos_embed_sincos"]
+__all__ = ["ADAPTERS", "TimmAdapter", "TimmMixedAdapter", "load_pos_embed_sincos", "load_timm_layer"]
 
 #: The most elements (rows x channels) of one table the adapter asks timm to build.
 _MAX_TABLE = 2**24
@@ -110,29 +121,35 @@ def load_pos_embed_sincos() -> tuple[types.ModuleType, str]:
     The normal ``import timm.layers`` when it works; otherwise (torchvision missing) the
     module file itself, under its own name, without the package ``__init__`` files.
     """
+    return load_timm_layer("pos_embed_sincos")
+
+
+def load_timm_layer(name: str) -> tuple[types.ModuleType, str]:
+    """``timm.layers.<name>`` (``pos_embed_sincos``, ``pos_embed``) and how it was imported (see above)."""
+    module_name = f"timm.layers.{name}"
     try:
-        return importlib.import_module(_MODULE), "timm.layers"
+        return importlib.import_module(module_name), "timm.layers"
     except ImportError as exc:
         if "torchvision" not in str(exc):
             raise
-    for name in [n for n in sys.modules if n == "timm" or n.startswith("timm.")]:
-        del sys.modules[name]  # what the failed package import left half-done
+    for loaded in [n for n in sys.modules if n == "timm" or n.startswith("timm.")]:
+        del sys.modules[loaded]  # what the failed package import left half-done
     spec = importlib.util.find_spec("timm")
     if spec is None or not spec.submodule_search_locations:
         msg = "timm is not installed (scripts/matrix/setup_timm.sh)"
         raise ImportError(msg)
     root = pathlib.Path(next(iter(spec.submodule_search_locations)))
-    for name, folder in (("timm", root), ("timm.layers", root / "layers")):
-        package = types.ModuleType(name)  # an empty package: its __init__ is what needs torchvision
+    for package_name, folder in (("timm", root), ("timm.layers", root / "layers")):
+        package = types.ModuleType(package_name)  # an empty package: its __init__ is what needs torchvision
         package.__path__ = [str(folder)]
-        package.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        package.__spec__ = importlib.machinery.ModuleSpec(package_name, None, is_package=True)
         package.__spec__.submodule_search_locations = [str(folder)]
-        sys.modules[name] = package
+        sys.modules[package_name] = package
     try:
-        module = importlib.import_module(_MODULE)
+        module = importlib.import_module(module_name)
     finally:
         del sys.modules["timm.layers"], sys.modules["timm"]
-    return module, "pos_embed_sincos.py alone (without torchvision: no package __init__)"
+    return module, f"{name}.py alone (without torchvision: no package __init__)"
 
 
 def _half(layout: str) -> bool:
@@ -183,20 +200,31 @@ class TimmAdapter(Adapter):
             "rope_heads",
             "rope_from_base",
             "sinusoidal",
+            "grid_resize",
+            "patch_grid_resize",
         ),
-        # bands built by timm are float32 whatever the output dtype; given bands keep the run's dtype
+        # bands built by timm are float32 whatever the output dtype; given bands keep the run's dtype;
+        # resample_abs_pos_embed(_nhwc) resize in float32 (posemb.float()) and cast back
         dtypes={
             "default": ["float64", "float32"],
             "rope_frequencies": ["float32"],
             "rope_from_base": ["float32"],
             "sinusoidal": ["float32"],
+            "grid_resize": ["float32"],
+            "patch_grid_resize": ["float32"],
         },
         phase="product",  # float32 grid (exact below 2**24) times the bands, in the bands' dtype
         head_layouts=("bhsd",),  # timm's attention: q, k [B, H, N, D], rope rows [B, 1, N, 2 D]
         scaling_types=("default", "linear"),  # linear: ref_feat_shape (rope_from_base only)
         sinusoidal_conventions=("marian",),
         # a rotary dim wider than x: torch's broadcasting in apply_rot_embed_cat rejects it
-        error_types={"rope_from_base": ["RuntimeError"]},
+        # resample_abs_pos_embed(_nhwc) check nothing: torch's reshape / interpolate raise RuntimeError
+        # on a bad size or prefix count, and a one-side grid indexes past its end (IndexError)
+        error_types={
+            "rope_from_base": ["RuntimeError"],
+            "grid_resize": ["RuntimeError"],
+            "patch_grid_resize": ["RuntimeError", "IndexError"],
+        },
         notes={
             "rope_frequencies": "freq_bands(dim, temperature=base, step=2), float32; default scaling only",
             "rope_cos_sin": "build_rotary_pos_embed([span], bands=inv_freq, in_pixels=False, "
@@ -209,6 +237,10 @@ class TimmAdapter(Adapter):
             "rotate_half[, ref_feat_shape for an integer linear factor]).get_embed([span]), float32",
             "sinusoidal": "build_fourier_pos_embed([span], num_bands=dim/2, temperature=base, "
             "in_pixels=False, grid_offset) as [sin | cos]: the marian table, even dim, float32",
+            "grid_resize": "resample_abs_pos_embed_nhwc(table [1, n, m, D], new_size, interpolation, "
+            "antialias): 2-D, align_corners=False, size= only, float32",
+            "patch_grid_resize": "resample_abs_pos_embed(table [1, P + n m, D], new_size, old_size, "
+            "num_prefix_tokens, interpolation, antialias, align_corners), float32",
         },
     )
 
@@ -388,6 +420,72 @@ class TimmAdapter(Adapter):
         )
         table = self.torch.cat([sin, cos], dim=-1).reshape(span, dim)  # [span, 1, nb] each -> [sin | cos]
         return self._keep(table, index)
+
+    # --- grid resize ------------------------------------------------------------------------------
+
+    def _pos_embed(self) -> types.ModuleType:
+        if not hasattr(self, "_pos_embed_module"):
+            self._pos_embed_module = load_timm_layer("pos_embed")[0]
+        return self._pos_embed_module
+
+    @staticmethod
+    def _interpolation(mode: str, align_corners: bool, scale_factor: Any) -> tuple[str, bool | None]:
+        """timm's ``interpolation`` (F.interpolate's mode name) and ``align_corners`` for the call."""
+        if scale_factor is not None:
+            msg = "timm's resample functions take new_size only (no scale_factor)"
+            raise Unsupported(msg)
+        return ("bilinear" if mode == "linear" else mode), (None if mode == "nearest" else align_corners)
+
+    def grid_resize(
+        self,
+        table: Any,
+        size: Any,
+        *,
+        mode: str,
+        align_corners: bool,
+        scale_factor: Any,
+        antialias: bool,
+    ) -> Any:
+        interpolation, _ = self._interpolation(mode, align_corners, scale_factor)
+        table = np.asarray(table)
+        if len(size) != 2 or table.ndim != 3 or align_corners:
+            msg = "timm's resample_abs_pos_embed_nhwc takes one [n, m, D] grid, align_corners=False"
+            raise Unsupported(msg)
+        out = self._pos_embed().resample_abs_pos_embed_nhwc(
+            self._tensor(table)[None], list(size), interpolation=interpolation, antialias=antialias
+        )
+        return out[0]
+
+    def patch_grid_resize(
+        self,
+        table: Any,
+        grid: Any,
+        new_grid: Any,
+        *,
+        prefix_tokens: int,
+        mode: str,
+        align_corners: bool,
+        scale_factor: Any,
+        antialias: bool,
+        skip_same_grid: bool,
+    ) -> Any:
+        interpolation, align = self._interpolation(mode, align_corners, scale_factor)
+        table = np.asarray(table)
+        if table.ndim not in (2, 3) or (table.ndim == 3 and table.shape[0] != 1):
+            msg = "timm's pos_embed is [1, P + N, D]"
+            raise Unsupported(msg)
+        # timm returns early only for an unchanged grid (what skip_same_grid does): without the
+        # early return a same-size call without scale_factor is the table itself as well
+        out = self._pos_embed().resample_abs_pos_embed(
+            self._tensor(table).reshape(1, *table.shape[-2:]),
+            list(new_grid),
+            old_size=list(grid),
+            num_prefix_tokens=prefix_tokens,
+            interpolation=interpolation,
+            antialias=antialias,
+            align_corners=align,
+        )
+        return out.reshape(*table.shape[:-2], *out.shape[-2:])
 
 
 class TimmMixedAdapter(TimmAdapter):

@@ -63,6 +63,19 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   ``add_decomposed_relative_positions`` on a zero ``attn``, ``sam_hq``, ``got_ocr2``: the
   copies' ``get_decomposed_rel_pos``, ``seggpt``: ``SegGptAttention.add_decomposed_rel_pos``
   on a zero ``attn``.  Variant ``clap``: ``ClapAudioSelfAttention``'s Swin table and index.
+* ``patch_grid_resize``: the family's ``interpolate_pos_encoding(embeddings, height,
+  width)`` with the case's table loaded into its position weight, chosen by the
+  options: ``scale_factor`` -> ``IdeficsVisionEmbeddings`` (only Idefics' own
+  ``((h + 0.1)/n, (w + 0.1)/n)``); ``antialias`` -> ``Dinov2WithRegistersEmbeddings``
+  (float32); otherwise bicubic by prefix rows: 0 ``SiglipVisionEmbeddings``, 2
+  ``DeiTEmbeddings``, 1 ``CLIPVisionEmbeddings`` for a ``[1 + N, D]`` table (CLIP's
+  ``nn.Embedding`` weight), ``ViTEmbeddings`` for a ``[1, 1 + N, D]`` one in float64
+  and ``Dinov2Embeddings`` in float32 (the same call; DINOv2 casts to float32).
+  ``nearest`` with one prefix row -> ``TimesformerEmbeddings.forward`` (``space_only``, one
+  frame of zeros, its patch projection and class token zeroed, so the output is the resized
+  table). HF grids are square (``sqrt(N)``); ViLT's bilinear is not covered.
+* ``grid_resize``: SAM's ``SamVisionAttention.get_rel_pos(s, s, table)`` (1-D
+  ``linear`` to ``2 s - 1`` rows); its ``[s, s, D]`` gather is read back row by row.
 
 Not covered: HF has no standalone ``interpolate_table``, Shaw index (v5
 removed ``relative_key``), ``relative_positions`` or Llama 4 temperature
@@ -103,6 +116,10 @@ Glue, each a convention difference and nothing computed:
    a ``bias`` is added to the additive mask (as T5 adds ``position_bias``);
    ``scale=None`` is ``head_dim**-0.5``; q/k/v go in as ``[batch, 1, seq, dim]``
    and HF's ``[batch, seq, heads, dim]`` output is transposed back.
+10. Grid resize: the new grid goes in as an image of ``h x w`` patches of 2 pixels; the
+    same grid *without* the early return (``skip_same_grid=False``) as an image one
+    pixel wider (``width // 2`` is unchanged, ``height != width`` bypasses HF's
+    ``num_patches == num_positions and height == width`` return).
 
 Precision: HF computes positional tables, frequencies and phases in float32
 (``.float()``; XLM and Marian in float64 NumPy, then ``torch.FloatTensor``), so
@@ -121,6 +138,7 @@ classified as that convention in ``docs/matrix/classification.json``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -204,6 +222,9 @@ class TransformersAdapter(Adapter):
             # the gathers and einsums follow their tables' and queries' dtype
             "window_bias": ["float64", "float32"],
             "decomposed_rel_pos": ["float64", "float32"],
+            # F.interpolate follows the table's dtype (DINOv2's float32 round trip: float32 only)
+            "grid_resize": ["float64", "float32"],
+            "patch_grid_resize": ["float64", "float32"],
         },
         # position_ids.float() * inv_freq.float(): a float32 product; XLM and Marian build their
         # tables in float64 NumPy and round once, which meets the exact class
@@ -229,10 +250,16 @@ class TransformersAdapter(Adapter):
         learned_offsets=("opt",),
         # eager_mask puts finfo.min on every masked logit: a row with no visible key averages v
         variants={"fully-masked-rows": "uniform"},
-        # segments are the adapter's own input format: an empty vision block has no tokens to hand HF
-        # get_rel_pos resizes a per-axis table of any length to 2 max(q, k) - 1 rows (F.interpolate,
-        # linear): the canonical call takes it resized, so a table of another length is no error there
-        invalid_inputs={"mrope_position_ids": False, "decomposed_rel_pos": False},
+        invalid_inputs={
+            # segments are the adapter's own input format: an empty vision block has no tokens to hand HF
+            "mrope_position_ids": False,
+            # get_rel_pos resizes a per-axis table of any length to 2 max(q, k) - 1 rows (F.interpolate,
+            # linear): the canonical call takes it resized, so a table of another length is no error there
+            "decomposed_rel_pos": False,
+            # sizes reach HF as image sizes in pixels and tables as module weights: nothing to refuse
+            "grid_resize": False,
+            "patch_grid_resize": False,
+        },
         notes={
             "rope_frequencies": "ROPE_INIT_FUNCTIONS / LlamaRotaryEmbedding.compute_default_rope_parameters "
             "on a LlamaConfig; float32",
@@ -254,6 +281,10 @@ class TransformersAdapter(Adapter):
             "BeitRelativePositionBias.forward at its own window (its bilinear sub-table resize included)",
             "swinv2_log_coords": "Swinv2SelfAttention.relative_coords_table (float32)",
             "decomposed_rel_pos": "SamVisionAttention.get_decomposed_rel_pos (float32 coordinates, .long())",
+            "patch_grid_resize": "interpolate_pos_encoding of ViTEmbeddings / Dinov2Embeddings (float32), "
+            "CLIP, SigLIP (no prefix), DeiT (2 prefix rows), Dinov2WithRegisters (antialias), Idefics "
+            "(scale_factor), Timesformer (nearest), chosen by the case's options",
+            "grid_resize": "SamVisionAttention.get_rel_pos (1-D linear to 2 s - 1 rows)",
         },
     )
 
@@ -929,6 +960,158 @@ class TransformersAdapter(Adapter):
 
             config = SamVisionConfig(hidden_size=width, num_attention_heads=1, image_size=16, patch_size=4)
         return attention(config, window_size=0)  # get_rel_pos reads only its arguments
+
+    # --- grid resize ---------------------------------------------------------------------------------
+    # Each HF family's own interpolate_pos_encoding / get_rel_pos, chosen by the case's options: the
+    # adapter loads the case's table into the module, asks for the new grid through the image size in
+    # pixels (patch 2), and reshapes HF's [1, P + N', D] back.
+
+    _PATCH = 2  # pixels per patch side of the tiny configs
+
+    def _vision_module(self, source: str, side: int, dim: int, dtype: Any) -> tuple[Any, Any]:
+        """An HF embeddings module for a ``side x side`` grid of width ``dim``, and its position table."""
+        tf = self.transformers
+        kw = {
+            "hidden_size": dim,
+            "image_size": side * self._PATCH,
+            "patch_size": self._PATCH,
+            "num_channels": 1,
+        }
+        kw["num_attention_heads"] = 1
+        if source == "timesformer":
+            from transformers.models.timesformer.modeling_timesformer import TimesformerEmbeddings
+
+            config = tf.TimesformerConfig(num_frames=1, attention_type="space_only", **kw)
+            module = TimesformerEmbeddings(config).to(dtype)
+            # a patch embedding of zeros and a zero class token: its output is the (resized) table
+            with self.torch.no_grad():
+                module.patch_embeddings.projection.weight.zero_()
+                module.patch_embeddings.projection.bias.zero_()
+                module.cls_token.zero_()
+            return module, module.position_embeddings
+        if source == "idefics":
+            from transformers.models.idefics.configuration_idefics import IdeficsVisionConfig
+            from transformers.models.idefics.vision import IdeficsVisionEmbeddings
+
+            del kw["hidden_size"], kw["num_attention_heads"]
+            module = IdeficsVisionEmbeddings(IdeficsVisionConfig(embed_dim=dim, **kw))
+        else:
+            config, module_path, name = {
+                "vit": ("ViTConfig", "vit.modeling_vit", "ViTEmbeddings"),
+                "dinov2": ("Dinov2Config", "dinov2.modeling_dinov2", "Dinov2Embeddings"),
+                "dinov2_with_registers": (
+                    "Dinov2WithRegistersConfig",
+                    "dinov2_with_registers.modeling_dinov2_with_registers",
+                    "Dinov2WithRegistersEmbeddings",
+                ),
+                "deit": ("DeiTConfig", "deit.modeling_deit", "DeiTEmbeddings"),
+                "clip": ("CLIPVisionConfig", "clip.modeling_clip", "CLIPVisionEmbeddings"),
+                "siglip": ("SiglipVisionConfig", "siglip.modeling_siglip", "SiglipVisionEmbeddings"),
+            }[source]
+            import importlib
+
+            cls = getattr(importlib.import_module(f"transformers.models.{module_path}"), name)
+            module = cls(getattr(tf, config)(**kw))
+        module = module.to(dtype)
+        table = module.position_embeddings if hasattr(module, "position_embeddings") else None
+        return module, table if table is not None else module.position_embedding.weight
+
+    @staticmethod
+    def _patch_source(table: np.ndarray, prefix: int, mode: str, align: bool, factors: Any, aa: bool) -> str:
+        """The HF family whose interpolate_pos_encoding is this call (see the module docstring)."""
+        if mode == "nearest" and prefix == 1 and factors is None:
+            return "timesformer"  # TimesformerEmbeddings.forward: F.interpolate(mode="nearest")
+        if mode != "bicubic" or align:
+            msg = "HF's patch tables resize with bicubic, align_corners=False, or nearest (Timesformer); "
+            msg += "ViLT's bilinear is not covered"
+            raise Unsupported(msg)
+        if factors is not None:
+            if prefix != 1 or aa:
+                msg = "Idefics (scale_factor) has one class row and no antialias"
+                raise Unsupported(msg)
+            return "idefics"
+        if aa:
+            if prefix != 1:
+                msg = "DINOv2 with registers (antialias) has one class row"
+                raise Unsupported(msg)
+            return "dinov2_with_registers"
+        if prefix == 1:
+            if table.ndim == 2:
+                return "clip"  # CLIP's nn.Embedding weight [1 + N, D]
+            return "dinov2" if table.dtype == np.float32 else "vit"  # the same call; DINOv2 is float32
+        if prefix in (0, 2):
+            return {0: "siglip", 2: "deit"}[prefix]
+        msg = f"no HF family keeps {prefix} prefix rows in its position table (SigLIP 0, ViT 1, DeiT 2)"
+        raise Unsupported(msg)
+
+    def patch_grid_resize(
+        self,
+        table: Any,
+        grid: Any,
+        new_grid: Any,
+        *,
+        prefix_tokens: int,
+        mode: str,
+        align_corners: bool,
+        scale_factor: Any,
+        antialias: bool,
+        skip_same_grid: bool,
+    ) -> Any:
+        torch = self.torch
+        table = np.asarray(table)
+        factors = None if scale_factor is None else [float(f) for f in np.asarray(scale_factor).reshape(-1)]
+        source = self._patch_source(table, prefix_tokens, mode, align_corners, factors, antialias)
+        (n, m), (h, w) = grid, new_grid
+        if n != m or table.ndim not in (2, 3) or (table.ndim == 3 and table.shape[0] != 1):
+            msg = "HF stores one square grid (sqrt of the patch count) as [1, P + N, D] or [P + N, D]"
+            raise Unsupported(msg)
+        if source.startswith("dinov2"):
+            _float32_only(str(table.dtype), f"{source} (it resizes in float32)")
+        if factors is not None and factors != [(h + 0.1) / math.sqrt(n * n), (w + 0.1) / math.sqrt(n * n)]:
+            msg = "Idefics derives its scale_factor as ((h + 0.1) / n, (w + 0.1) / n)"
+            raise Unsupported(msg)
+        dim = table.shape[-1]
+        module, weight = self._vision_module(source, n, dim, getattr(torch, str(table.dtype)))
+        height, width = h * self._PATCH, w * self._PATCH
+        if (h, w) == (n, m) and not skip_same_grid:
+            width += 1  # the same grid from a non-square image: HF's early return does not apply
+        embeddings = torch.zeros(1, prefix_tokens + h * w, dim, dtype=weight.dtype)
+        with torch.no_grad():
+            weight.copy_(self._t(table).reshape(weight.shape))
+            if source == "timesformer":  # its forward resizes inline: one frame of zeros
+                out = module(torch.zeros(1, 1, 1, height, width, dtype=weight.dtype))
+            else:
+                out = module.interpolate_pos_encoding(embeddings, height, width)
+        return out.reshape(*table.shape[:-2], prefix_tokens + h * w, dim)
+
+    def grid_resize(
+        self,
+        table: Any,
+        size: Any,
+        *,
+        mode: str,
+        align_corners: bool,
+        scale_factor: Any,
+        antialias: bool,
+    ) -> Any:
+        torch = self.torch
+        table = np.asarray(table)
+        if len(size) != 1 or mode != "linear" or align_corners or antialias:
+            msg = "HF's only standalone grid resize is SAM's get_rel_pos: 1-D linear, align_corners=False"
+            raise Unsupported(msg)
+        if scale_factor is not None or table.ndim != 2 or size[0] % 2 == 0:
+            msg = "SAM's get_rel_pos resizes an [L, D] table to 2 s - 1 rows (size=, odd)"
+            raise Unsupported(msg)
+        from transformers import SamVisionConfig
+        from transformers.models.sam.modeling_sam import SamVisionAttention
+
+        s, dim = (size[0] + 1) // 2, table.shape[1]
+        config = SamVisionConfig(hidden_size=dim, num_attention_heads=1, use_rel_pos=False)
+        with torch.no_grad():
+            rel = SamVisionAttention(config, window_size=s).get_rel_pos(s, s, self._t(table))  # [s, s, D]
+        # entry (i, j) is row i - j + s - 1 of the resized table: column s - 1 holds rows 0 .. s - 1,
+        # row s - 1 (read right to left) rows s - 1 .. 2 s - 2
+        return torch.cat((rel[:, s - 1], rel[s - 1, : s - 1].flip(0)), dim=0)
 
 
 def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:

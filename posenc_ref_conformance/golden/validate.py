@@ -108,6 +108,8 @@ MAX_TOLERANCES: dict[str, dict[str, tuple[float | None, float, int]]] = {
     "window_bias": {"float64": (0.0, 0.0, 0), "float32": (0.0, 0.0, 0)},
     "swinv2_log_coords": {"float64": (_P**-47, 0.0, 64), "float32": (_P**-18, 0.0, 64)},
     "decomposed_rel_pos": {"float64": (_P**-43, 0.0, 64), "float32": (_P**-14, 0.0, 64)},
+    "grid_resize": {"float64": (_P**-36, _P**-48, 64), "float32": (_P**-7, _P**-19, 64)},
+    "patch_grid_resize": {"float64": (_P**-38, _P**-48, 64), "float32": (_P**-9, _P**-19, 64)},
 }
 
 #: Angle-based tolerances (functions with phase data) as the generator writes them, per run dtype:

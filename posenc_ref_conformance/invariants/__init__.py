@@ -9,13 +9,26 @@ T5 bucket range, monotonicity and sign partition, and the bias as the bucket's t
 row; Shaw clipping; NoPE permutation equivariance; Sandwich and KERPLE Toeplitz
 structure; token positions under padding; the Swin/BEiT window index (Toeplitz-block-Toeplitz,
 centre row, table rows, cls rows), Swin-V2 coordinate symmetry and SAM decomposed terms (shift, separable).
+structure; token positions under padding; grid resizing (same size is the identity,
+constants stay, bilinear with aligned corners is exact on planes).
 Results are ``CaseResult`` rows with ids ``invariant/<scheme>/<name>[/<variant>]``.
 The framework is :mod:`.core`; one module per family registers its checks.
 """
 
 from __future__ import annotations
 
-from . import alibi, kernel_bias, learned, nope, relative, rope, sinusoidal, t5, window_bias  # noqa: F401 - registration
+from . import (  # noqa: F401 - registration
+    alibi,
+    grid_resize,
+    kernel_bias,
+    learned,
+    nope,
+    relative,
+    rope,
+    sinusoidal,
+    t5,
+    window_bias,
+)
 from .core import INVARIANTS, BeyondPrecision, Invariant, InvariantFailure, phase_tolerance, run_invariants
 
 __all__ = [

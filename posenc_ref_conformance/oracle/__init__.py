@@ -8,7 +8,19 @@ are :class:`mpmath.mpf` values at the current precision (:func:`working_precisio
 
 from __future__ import annotations
 
-from . import alibi, attention, kernel_bias, learned, mrope, relative, rope, sinusoidal, t5, window_bias
+from . import (
+    alibi,
+    attention,
+    grid_resize,
+    kernel_bias,
+    learned,
+    mrope,
+    relative,
+    rope,
+    sinusoidal,
+    t5,
+    window_bias,
+)
 from ._numeric import (
     CHECK_DIGITS,
     DEFAULT_DIGITS,
@@ -26,6 +38,7 @@ __all__ = [
     "alibi",
     "attention",
     "exact",
+    "grid_resize",
     "kernel_bias",
     "learned",
     "mrope",
