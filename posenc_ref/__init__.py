@@ -58,11 +58,23 @@ from .rope_config import RopeConfig, rope_config_from_hf
 from .rope_scaling import SCALING_TYPES, RopeFrequencies, rope_frequencies
 from .sinusoidal import SINUSOIDAL_CONVENTIONS, sinusoidal
 from .t5 import t5_bias, t5_bucket, t5_bucket_thresholds
+
+# --- vision sine ---
+from .vision_sine import (
+    DETR_COORD_CONVENTIONS,
+    DETR_SINE_CONVENTIONS,
+    SINCOS_2D_CONVENTIONS,
+    detr_coord_sine,
+    detr_sine_2d,
+    sincos_2d,
+)
 from .window_bias import DECOMPOSED_COORDS, decomposed_rel_pos, swinv2_log_coords, window_bias
 
 __all__ = [
     "ALIBI_FORMS",
     "DECOMPOSED_COORDS",
+    "DETR_COORD_CONVENTIONS",
+    "DETR_SINE_CONVENTIONS",
     "KERPLE_KINDS",
     "LAYOUTS",
     "LEARNED_OFFSETS",
@@ -70,6 +82,7 @@ __all__ = [
     "RESIZE_MODES",
     "SCALING_TYPES",
     "SHAW_CONVENTIONS",
+    "SINCOS_2D_CONVENTIONS",
     "SINUSOIDAL_CONVENTIONS",
     "RopeConfig",
     "RopeFrequencies",
@@ -81,6 +94,8 @@ __all__ = [
     "axial_angles",
     "causal_mask",
     "decomposed_rel_pos",
+    "detr_coord_sine",
+    "detr_sine_2d",
     "grid_resize",
     "interpolate_table",
     "kerple_bias",
@@ -99,6 +114,7 @@ __all__ = [
     "shaw_logits",
     "shaw_table_rows",
     "shaw_values",
+    "sincos_2d",
     "sinusoidal",
     "swinv2_log_coords",
     "t5_bias",

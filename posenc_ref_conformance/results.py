@@ -67,7 +67,17 @@ __all__ = [
     "Report",
 ]
 
-SCHEMES = ("sinusoidal", "learned", "rope", "t5", "alibi", "kernel_bias", "shaw", "nope", "attention")
+SCHEMES = (
+    "sinusoidal",
+    "learned",
+    "rope",
+    "t5",
+    "alibi",
+    "kernel_bias",
+    "shaw",
+    "nope",
+    "attention",
+)
 STATUSES = ("pass", "fail", "skip", "xfail", "xpass", "beyond-precision")
 #: Statuses of results that were compared with the expected value (or error).
 COMPARED = ("pass", "fail", "xfail", "xpass")

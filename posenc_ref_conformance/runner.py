@@ -529,9 +529,14 @@ def run_case(adapter: Adapter, case_id: str, dtype: str | None = None) -> CaseRe
 
 
 def selectable(docs: Iterable[dict[str, Any]] | None = None) -> tuple[str, ...]:
-    """Names ``only`` may use: the schemes and every canonical function with golden cases."""
-    functions = [doc["function"] for doc in (docs if docs is not None else golden.load())]
-    return (*SCHEMES, *functions)
+    """Names ``only`` may use: the schemes and every canonical function with golden cases.
+
+    The schemes are :data:`SCHEMES` (the report's order) and every other scheme a golden file
+    declares, so a new family is selectable without being listed anywhere else.
+    """
+    docs = list(docs if docs is not None else golden.load())
+    schemes = dict.fromkeys([*SCHEMES, *(doc["scheme"] for doc in docs)])
+    return (*schemes, *(doc["function"] for doc in docs))
 
 
 def run(
@@ -579,7 +584,9 @@ def run(
     wanted = tuple(dict.fromkeys(only)) if only else ()
     unknown = [name for name in wanted if name not in selectable(docs)]
     if unknown:
-        msg = f"only must name schemes {list(SCHEMES)} or canonical functions; got {unknown}"
+        names = selectable(docs)
+        schemes = [n for n in names if n not in {doc["function"] for doc in docs}]
+        msg = f"only must name schemes {schemes} or canonical functions; got {unknown}"
         raise ValueError(msg)
     if isinstance(adapter, str):
         executor: InProcessExecutor | WorkerExecutor = WorkerExecutor(adapter, timeout=timeout)

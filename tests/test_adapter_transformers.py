@@ -37,8 +37,7 @@ def test_without_transformers_loading_fails_with_the_install_hint(monkeypatch: p
 
 def test_unknown_variant_is_a_usage_error() -> None:
     with pytest.raises(
-        AdapterError,
-        match=r"the variant must be one of \['clap', 'data2vec_vision', 'donut', 'fsmt', 'got_ocr2', 'gptj'",
+        AdapterError, match=r"the variant must be one of \[(\S+ )*'fsmt', (\S+ )*'gptj', (\S+ )*'mpt'"
     ):
         load_adapter("transformers:bart")
 
@@ -149,6 +148,9 @@ def test_float32_phase_is_the_product_class_not_exact(report: Report) -> None:
         ("m2m100", ["sinusoidal"], "sinusoidal/fairseq/odd-dim-7", None),
         ("fsmt", ["sinusoidal"], "sinusoidal/fairseq/batched", None),
         ("gptj", ["rope"], "rope_from_base/interleaved/default-d16", None),
+        ("conditional_detr", ["detr_sine_2d"], "detr_sine_2d/detr/padded-batch", None),
+        ("dab_detr", ["detr_sine_2d"], "detr_sine_2d/dab/temperatures-padded", None),
+        ("grounding_dino", ["detr_sine_2d"], "detr_sine_2d/detr/padded-batch", None),
     ],
 )
 def test_variants_use_their_own_implementation(
@@ -312,3 +314,60 @@ def test_patch_grid_resize_unsupported_calls_are_skips() -> None:
         adapter.grid_resize(
             np.zeros((5, 2)), [8], mode="linear", align_corners=False, scale_factor=None, antialias=False
         )
+
+
+# --- vision sine ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def vision_report() -> Report:
+    return run(load_adapter("transformers"), only=["vision_sine"], xfails=load_xfails(XFAILS))
+
+
+#: Vision-sine verdicts: passes name the HF code path each exercises; skips are declared out of reach.
+VISION_VERDICTS = {
+    "detr_sine_2d/detr/padded-batch[float64]": "pass",  # DetrSinePositionEmbedding in the model dtype
+    "detr_sine_2d/deformable/padded-batch[float32]": "pass",  # Deformable DETR's (c - 0.5)
+    "detr_sine_2d/dab/temperatures[float32]": "skip",  # DETR's own class has one temperature
+    "detr_coord_sine/conditional/boxes-batched[float32]": "pass",  # encode_sinusoidal_position_embedding
+    "detr_coord_sine/deformable/proposals[float32]": "pass",  # get_proposal_pos_embed
+    "detr_coord_sine/conditional/points[float64]": "skip",  # float32 dim_t: declared float32 only
+    "sincos_2d/rt_detr/3x5[float64]": "pass",  # build_2d_sinusoidal_position_embedding, h-major
+    "sincos_2d/omdet_turbo/7x2[float64]": "pass",  # OmDet-Turbo's original RT-DETR order
+    "sincos_2d/vit_mae/4x4-cls[float32]": "pass",  # ViTMAEEmbeddings.initialize_weights' half swap
+    "sincos_2d/vit_mae/2x6[float32]": "skip",  # ViT-MAE builds square grids only
+    "sincos_2d/rt_detr/block-offset[float32]": "skip",  # HF builds arange grids only
+    "invariant/vision_sine/detr-padding-independence[float64]": "pass",
+    "invariant/vision_sine/sincos-2d-axis-structure[float64]": "pass",
+}
+
+
+@needs_transformers
+def test_vision_sine_verdicts(vision_report: Report) -> None:
+    statuses = _statuses(vision_report)
+    assert {rid: statuses.get(rid) for rid in VISION_VERDICTS} == VISION_VERDICTS
+    assert not [r.result_id for r in vision_report.results if r.status == "fail"]
+
+
+@needs_transformers
+def test_detr_sine_without_a_mask_is_the_all_ones_mask() -> None:
+    """HF's mask=None path (an arange, not a cumsum) equals the all-true mask the canonical call takes."""
+    import numpy as np
+    import torch
+    from transformers.models.detr.modeling_detr import DetrSinePositionEmbedding
+
+    adapter = load_adapter("transformers")
+    module = DetrSinePositionEmbedding(8, normalize=True)
+    plain = module(shape=(2, 1, 3, 5), device="cpu", dtype=torch.float64, mask=None)
+    ones = adapter.detr_sine_2d(
+        np.ones((2, 3, 5), dtype=bool),
+        8,
+        temperature=10000.0,
+        temperature_height=None,
+        temperature_width=None,
+        normalize=True,
+        scale=2 * np.pi,
+        convention="detr",
+        dtype="float64",
+    )
+    assert torch.equal(plain, ones)

@@ -210,6 +210,42 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                 "skip_same_grid": False,
             },
         ),
+        "detr_sine_2d": (
+            pr.detr_sine_2d,
+            {
+                "mask": ints(xp, [[[1, 1, 0], [1, 1, 0]]]) == 1,
+                "num_position_features": 4,
+                "temperature": 10000.0,
+                "temperature_height": None,
+                "temperature_width": 20.0,
+                "normalize": True,
+                "scale": 2 * math.pi,
+                "convention": "detr",
+                "dtype": None,
+            },
+        ),
+        "detr_coord_sine": (
+            pr.detr_coord_sine,
+            {
+                "coords": floats(xp, [[0.25, 0.5, 0.125, 0.75]]),
+                "num_pos_feats": 4,
+                "temperature": 10000.0,
+                "scale": 2 * math.pi,
+                "convention": "conditional_detr",
+            },
+        ),
+        "sincos_2d": (
+            pr.sincos_2d,
+            {
+                "h_positions": pos,
+                "w_positions": keys,
+                "dim": 8,
+                "temperature": 10000.0,
+                "convention": "rt_detr",
+                "cls_token": True,
+                "dtype": None,
+            },
+        ),
         "causal_mask": (
             pr.causal_mask,
             {"q_positions": pos, "k_positions": keys, "sliding_window": 2, "chunk_size": 4},

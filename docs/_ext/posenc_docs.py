@@ -184,7 +184,13 @@ _FIGURE = re.compile(
 def _page_figures() -> list[tuple[str, re.Match[str]]]:
     """Every ``{figure}`` of a generated SVG on a page of a folder (the family pages first):
     the page's docname and the figure block."""
-    order = ["families/absolute", "families/rope", "families/relative", "families/nope"]
+    order = [
+        "families/absolute",
+        "families/rope",
+        "families/relative",
+        "families/nope",
+        "families/vision-sine",
+    ]
     pages = [p for p in DOCS.glob("*/*.md") if p.parts[-2] not in {"generated", "_build"}]
     rank = {name: i for i, name in enumerate(order)}
     found = []

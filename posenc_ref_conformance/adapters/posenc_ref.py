@@ -348,6 +348,21 @@ class PosencRefAdapter(Adapter):
             skip_same_grid=skip_same_grid,
         )
 
+    # --- vision sine -----------------------------------------------------------------------------------
+
+    def detr_sine_2d(self, mask: Any, num_position_features: int, *, dtype: str, **options: Any) -> Any:
+        return self.pr.detr_sine_2d(
+            self._mask(mask), num_position_features, dtype=self._dtype(dtype), **options
+        )
+
+    def detr_coord_sine(self, coords: Any, num_pos_feats: int, **options: Any) -> Any:
+        return self.pr.detr_coord_sine(self._floats(coords), num_pos_feats, **options)
+
+    def sincos_2d(self, h_positions: Any, w_positions: Any, dim: int, *, dtype: str, **options: Any) -> Any:
+        return self.pr.sincos_2d(
+            self._ints(h_positions), self._ints(w_positions), dim, dtype=self._dtype(dtype), **options
+        )
+
     def causal_mask(self, q_positions: Any, k_positions: Any, *, sliding_window: Any, chunk_size: Any) -> Any:
         return self.pr.causal_mask(
             self._ints(q_positions),

@@ -47,6 +47,20 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   ``sliding_window_causal_mask_function``, ``chunked_causal_mask_function``.
 * ``attention``: ``llama.eager_attention_forward`` with the mask made by
   ``masking_utils.eager_mask`` (``0`` kept, ``finfo(dtype).min`` masked).
+* ``detr_sine_2d``: ``DetrSinePositionEmbedding.forward(shape, device, dtype,
+  mask)`` (``detr``), ``DeformableDetrSinePositionEmbedding`` (``deformable_detr``);
+  variants ``conditional_detr`` (its copy), ``dab_detr``
+  (``DabDetrSinePositionEmbedding(config)(pixel_values, pixel_mask)``, separate
+  temperatures, float32) and ``grounding_dino`` (``GroundingDinoSinePositionEmbedding``,
+  float32).  In the model dtype, so float64 too.
+* ``detr_coord_sine``: ``conditional_detr.encode_sinusoidal_position_embedding``
+  (verbatim in DAB-DETR, Grounding DINO, LW-DETR, RF-DETR);
+  ``DeformableDetrModel.get_proposal_pos_embed`` (on a stand-in ``self`` holding
+  only the config it reads).  Float32 (its ``dim_t`` is float32 for any input).
+* ``sincos_2d``: ``rt_detr.build_2d_sinusoidal_position_embedding`` (``rt_detr``),
+  ``OmDetTurboHybridEncoder.build_2d_sincos_position_embedding(width, height, ...)``
+  (``omdet_turbo``), ``ViTMAEEmbeddings.initialize_weights`` (``vit_mae``: square grids
+  with the cls row, float32 parameter); grids ``arange(H) x arange(W)`` only.
 
 * ``window_bias``: ``swin.SwinRelativePositionBias.forward`` with the case's table
   loaded into ``relative_position_bias_table``; with ``cls_token``
@@ -212,6 +226,7 @@ class TransformersAdapter(Adapter):
     alibi_source = "bloom"
     fairseq_source = "speech2text"
     interleaved_source = "cohere"
+    detr_sine_source = "detr"
     capabilities = Capabilities(
         functions=None,  # the methods below; the rest of the protocol is not in HF
         # HF builds its tables in float32 even in a float64 model; apply_rope and learned follow x's dtype
@@ -225,6 +240,10 @@ class TransformersAdapter(Adapter):
             # F.interpolate follows the table's dtype (DINOv2's float32 round trip: float32 only)
             "grid_resize": ["float64", "float32"],
             "patch_grid_resize": ["float64", "float32"],
+            # DETR's sine follows the model dtype; the 2-D sincos tables compute in float64 (OmDet-Turbo in
+            # the dtype asked for); the coordinate sinusoids divide by a float32 dim_t: float32 only
+            "detr_sine_2d": ["float64", "float32"],
+            "sincos_2d": ["float64", "float32"],
         },
         # position_ids.float() * inv_freq.float(): a float32 product; XLM and Marian build their
         # tables in float64 NumPy and round once, which meets the exact class
@@ -259,6 +278,10 @@ class TransformersAdapter(Adapter):
             # sizes reach HF as image sizes in pixels and tables as module weights: nothing to refuse
             "grid_resize": False,
             "patch_grid_resize": False,
+            # HF's vision sines check nothing (a float mask is cast, an odd F fails inside torch.stack)
+            "detr_sine_2d": False,
+            "detr_coord_sine": False,
+            "sincos_2d": False,
         },
         notes={
             "rope_frequencies": "ROPE_INIT_FUNCTIONS / LlamaRotaryEmbedding.compute_default_rope_parameters "
@@ -285,6 +308,12 @@ class TransformersAdapter(Adapter):
             "CLIP, SigLIP (no prefix), DeiT (2 prefix rows), Dinov2WithRegisters (antialias), Idefics "
             "(scale_factor), Timesformer (nearest), chosen by the case's options",
             "grid_resize": "SamVisionAttention.get_rel_pos (1-D linear to 2 s - 1 rows)",
+            "detr_sine_2d": "DetrSinePositionEmbedding / DeformableDetrSinePositionEmbedding (variants: "
+            "Conditional DETR's, DAB-DETR's, Grounding DINO's)",
+            "detr_coord_sine": "conditional_detr.encode_sinusoidal_position_embedding, "
+            "DeformableDetrModel.get_proposal_pos_embed",
+            "sincos_2d": "rt_detr.build_2d_sinusoidal_position_embedding, OmDet-Turbo's "
+            "build_2d_sincos_position_embedding, ViTMAEEmbeddings.initialize_weights",
         },
     )
 
@@ -312,6 +341,7 @@ class TransformersAdapter(Adapter):
                 "window_cls": self.cls_source,
                 "swinv2": self.swinv2_source,
                 "decomposed": self.decomposed_source,
+                "detr_sine": self.detr_sine_source,
             },
         }
 
@@ -1113,6 +1143,158 @@ class TransformersAdapter(Adapter):
         # row s - 1 (read right to left) rows s - 1 .. 2 s - 2
         return torch.cat((rel[:, s - 1], rel[s - 1, : s - 1].flip(0)), dim=0)
 
+    # --- vision sine (DETR's 2-D sine, its coordinate sinusoid, 2-D sincos) ---------------------------
+
+    def detr_sine_2d(
+        self,
+        mask: Any,
+        num_position_features: int,
+        *,
+        temperature: float,
+        temperature_height: float | None,
+        temperature_width: float | None,
+        normalize: bool,
+        scale: float,
+        convention: str,
+        dtype: str,
+    ) -> Any:
+        torch = self.torch
+        source = self.detr_sine_source
+        pixel_mask = self._t(np.asarray(mask))
+        t_h = temperature if temperature_height is None else temperature_height
+        t_w = temperature if temperature_width is None else temperature_width
+        integral = float(t_h).is_integer() and float(t_w).is_integer()
+        if source in ("dab_detr", "grounding_dino") and not integral:
+            msg = f"{source}'s config takes integer temperatures; got {t_h} and {t_w}"
+            raise Unsupported(msg)
+        if source == "dab_detr":
+            from transformers import DabDetrConfig
+            from transformers.models.dab_detr.modeling_dab_detr import DabDetrSinePositionEmbedding
+
+            _float32_only(dtype, "DAB-DETR's sine (float32 cumsum and dim_t)")
+            if convention != "detr" or not normalize:
+                msg = "DAB-DETR's sine always normalises, without Deformable DETR's offset"
+                raise Unsupported(msg)
+            config = DabDetrConfig(
+                hidden_size=2 * num_position_features,
+                temperature_height=int(t_h),
+                temperature_width=int(t_w),
+                sine_position_embedding_scale=scale,
+                use_pretrained_backbone=False,
+            )
+            module = DabDetrSinePositionEmbedding(config)
+            with torch.no_grad():
+                return module(torch.zeros(1), pixel_mask)
+        if t_h != t_w:
+            msg = f"{source}'s sine has one temperature for both axes; got {t_h} and {t_w}"
+            raise Unsupported(msg)
+        if source == "grounding_dino":
+            from transformers import GroundingDinoConfig
+            from transformers.models.grounding_dino.modeling_grounding_dino import (
+                GroundingDinoSinePositionEmbedding,
+            )
+
+            _float32_only(dtype, "Grounding DINO's sine (float32 cumsum and dim_t)")
+            if convention != "detr" or not normalize or scale != 2 * np.pi:
+                msg = "Grounding DINO's sine always normalises to 2 pi, without Deformable DETR's offset"
+                raise Unsupported(msg)
+            config = GroundingDinoConfig(
+                d_model=2 * num_position_features, positional_embedding_temperature=int(t_h)
+            )
+            module = GroundingDinoSinePositionEmbedding(config)
+            with torch.no_grad():
+                return module(torch.zeros(1), pixel_mask)
+        if convention == "deformable_detr":
+            from transformers.models.deformable_detr.modeling_deformable_detr import (
+                DeformableDetrSinePositionEmbedding as Sine,
+            )
+        elif source == "conditional_detr":
+            from transformers.models.conditional_detr.modeling_conditional_detr import (
+                ConditionalDetrSinePositionEmbedding as Sine,
+            )
+        else:
+            from transformers.models.detr.modeling_detr import DetrSinePositionEmbedding as Sine
+        module = Sine(
+            num_position_features, temperature=t_h, normalize=normalize, scale=scale if normalize else None
+        )
+        batch, height, width = pixel_mask.shape
+        with torch.no_grad():
+            return module(
+                shape=(batch, 1, height, width), device="cpu", dtype=getattr(torch, dtype), mask=pixel_mask
+            )
+
+    def detr_coord_sine(
+        self, coords: Any, num_pos_feats: int, *, temperature: float, scale: float, convention: str
+    ) -> Any:
+        if scale != 2 * np.pi:
+            msg = f"HF's coordinate sinusoids hard-code scale = 2 pi; got {scale}"
+            raise Unsupported(msg)
+        c = self._t(coords)
+        if convention == "conditional_detr":
+            from transformers.models.conditional_detr.modeling_conditional_detr import (
+                encode_sinusoidal_position_embedding,
+            )
+
+            return encode_sinusoidal_position_embedding(c, num_pos_feats, temperature)
+        import types
+
+        from transformers import DeformableDetrConfig
+        from transformers.models.deformable_detr.modeling_deformable_detr import DeformableDetrModel
+
+        if temperature != 10000.0:
+            msg = f"Deformable DETR's get_proposal_pos_embed hard-codes temperature 10000; got {temperature}"
+            raise Unsupported(msg)
+        # get_proposal_pos_embed reads self.config.d_model only: a stand-in self, no model built
+        owner = types.SimpleNamespace(config=DeformableDetrConfig(d_model=2 * num_pos_feats))
+        proposals = c.reshape(1, -1, c.shape[-1])  # HF's [batch, queries, coordinates]
+        out = DeformableDetrModel.get_proposal_pos_embed(owner, proposals)
+        return out.reshape(*c.shape[:-1], c.shape[-1] * num_pos_feats)
+
+    def sincos_2d(
+        self,
+        h_positions: Any,
+        w_positions: Any,
+        dim: int,
+        *,
+        temperature: float,
+        convention: str,
+        cls_token: bool,
+        dtype: str,
+    ) -> Any:
+        h, w = np.asarray(h_positions), np.asarray(w_positions)
+        if h.ndim != 1 or w.ndim != 1 or (h != np.arange(h.size)).any() or (w != np.arange(w.size)).any():
+            msg = "HF's 2-D sincos tables are built for the grid arange(height) x arange(width) only"
+            raise Unsupported(msg)
+        torch = self.torch
+        if convention == "rt_detr":
+            from transformers.models.rt_detr.modeling_rt_detr import build_2d_sinusoidal_position_embedding
+
+            return build_2d_sinusoidal_position_embedding(
+                h.size, w.size, dim, temperature, cls_token, dtype=getattr(torch, dtype)
+            )
+        if convention == "omdet_turbo":
+            from transformers.models.omdet_turbo.modeling_omdet_turbo import OmDetTurboHybridEncoder
+
+            if cls_token:
+                msg = "OmDet-Turbo's table has no cls row"
+                raise Unsupported(msg)
+            table = OmDetTurboHybridEncoder.build_2d_sincos_position_embedding(
+                w.size, h.size, dim, temperature, dtype=getattr(torch, dtype)
+            )
+            return table[0]
+        from transformers import ViTMAEConfig
+        from transformers.models.vit_mae.modeling_vit_mae import ViTMAEEmbeddings
+
+        _float32_only(dtype, "ViT-MAE's position_embeddings (a float32 parameter)")
+        if h.size != w.size or not cls_token or temperature != 10000.0:
+            msg = "ViT-MAE builds a square grid with its cls row at temperature 10000 only"
+            raise Unsupported(msg)
+        config = ViTMAEConfig(hidden_size=dim, image_size=h.size, patch_size=1, num_channels=1)
+        embeddings = ViTMAEEmbeddings(config)
+        with torch.no_grad():
+            embeddings.initialize_weights()  # the sincos table with ViT-MAE's half swap
+        return embeddings.position_embeddings.detach()[0]
+
 
 def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
     """A subclass that takes one family from another HF implementation."""
@@ -1154,6 +1336,20 @@ ADAPTERS: dict[str, type[TransformersAdapter]] = {
     "seggpt": _variant(
         "seggpt", "Decomposed terms from SegGptAttention.add_decomposed_rel_pos.", decomposed_source="seggpt"
     ),
+    "conditional_detr": _variant(
+        "conditional_detr", "DETR's sine from Conditional DETR's copy.", detr_sine_source="conditional_detr"
+    ),
+    "dab_detr": _variant(
+        "dab_detr", "DETR's sine from DAB-DETR (separate temperatures; float32).", detr_sine_source="dab_detr"
+    ),
+    "grounding_dino": _variant(
+        "grounding_dino",
+        "DETR's sine from Grounding DINO (float32 cumsum).",
+        detr_sine_source="grounding_dino",
+    ),
 }
 ADAPTER = TransformersAdapter
 mpt, m2m100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m100", "fsmt", "gptj"))
+conditional_detr, dab_detr, grounding_dino = (
+    ADAPTERS[name] for name in ("conditional_detr", "dab_detr", "grounding_dino")
+)

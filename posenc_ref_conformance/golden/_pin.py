@@ -4,4 +4,4 @@
 shipped set: :func:`posenc_ref_conformance.golden.verify` refuses vectors that differ.
 """
 
-INDEX_SHA256 = "2af628eeda70ebb4b40d4739da2f0ef3146711b91ef21343f82ee32273d2540f"
+INDEX_SHA256 = "835a71089e6c3d24536578d60f1430707226705a1942f1434579d4f4f4dcd294"

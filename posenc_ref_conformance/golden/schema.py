@@ -383,7 +383,7 @@ MEANINGS: dict[str, str] = {
     "mrope_angles.section_order": "chunked (Qwen2/2.5-VL sections) or interleaved (Qwen3-VL)",
     "window_bias.table": "Learned bias table [(2Wh-1)(2Ww-1) (+3 BEiT cls rows), heads]",
     "window_size": "Window [Wh, Ww] in patches",
-    "cls_token": "BEiT layout: a cls token first, the table's last three rows for it",
+    "window_bias.cls_token": "BEiT layout: a cls token first, the table's last three rows for it",
     "pretrained_window_size": "Swin-V2 pretrained window [Ph, Pw] dividing the offsets; [] for none",
     "query": "Queries on their [qh, qw] grid",
     "rel_pos_h": "Per-axis relative table of the height axis, 2 max(qh, kh) - 1 rows",
@@ -431,8 +431,32 @@ MEANINGS: dict[str, str] = {
     "vision_position_ids.position_ids": "(row, col) of each patch: [2, t h w]",
     "angles": "Rotation angle of each token and frequency slot",
     "window_bias.bias": "table[idx(a, b), h] per head, query token and key token of the window",
-    "coords": "Swin-V2 log-spaced (dh, dw) coordinates per offset",
+    "swinv2_log_coords.coords": "Swin-V2 log-spaced (dh, dw) coordinates per offset",
     "decomposed_rel_pos.bias": "rel_h + rel_w per query (y, x) and key (ky, kx)",
+    # vision sine
+    "detr_sine_2d.mask": "Pixel mask [B, H, W]: true (non-zero) for real pixels, false for padding",
+    "num_position_features": "DETR's F: channels per axis (even; HF d_model // 2)",
+    "temperature": "Temperature T of the frequencies",
+    "temperature_height": "DAB-DETR's temperature of the y axis; null: temperature",
+    "temperature_width": "DAB-DETR's temperature of the x axis; null: temperature",
+    "normalize": "Divide by the last count plus 1e-6 and multiply by scale (true in every HF model)",
+    "detr_sine_2d.scale": "Range of the normalised positions (2 pi)",
+    "detr_sine_2d.convention": "detr: c / (c_last + 1e-6); deformable_detr: (c - 0.5) / (c_last + 1e-6)",
+    "detr_sine_2d.embedding": "The embedding [B, 2F, H, W]: y channels first, then x",
+    "detr_coord_sine.coords": "Real-valued coordinates (conditional_detr) or proposal logits "
+    "(deformable_detr), [..., n]",
+    "num_pos_feats": "Channels per coordinate F (even)",
+    "detr_coord_sine.scale": "Factor of the coordinates (2 pi)",
+    "detr_coord_sine.convention": "conditional_detr: the first two coordinates swapped (y first); "
+    "deformable_detr: sigmoid of the logits, in order",
+    "detr_coord_sine.embedding": "The embedding [..., n F], one block of F channels per coordinate",
+    "h_positions": "Row positions of the grid (HF arange(height))",
+    "w_positions": "Column positions of the grid (HF arange(width))",
+    "sincos_2d.dim": "Width D, a multiple of 4",
+    "sincos_2d.convention": "rt_detr: h-major rows, [h | w]; vit_mae: h-major, [w | h]; "
+    "omdet_turbo: w-major, [w | h]",
+    "sincos_2d.cls_token": "Prepend a zero row (MAE's cls token)",
+    "sincos_2d.table": "The table, one row per grid cell (after the cls row)",
 }
 _BARE_TYPES = {"int", "number", "string", "bool", "object", "float", "float64"}
 

@@ -110,6 +110,9 @@ MAX_TOLERANCES: dict[str, dict[str, tuple[float | None, float, int]]] = {
     "decomposed_rel_pos": {"float64": (_P**-43, 0.0, 64), "float32": (_P**-14, 0.0, 64)},
     "grid_resize": {"float64": (_P**-36, _P**-48, 64), "float32": (_P**-7, _P**-19, 64)},
     "patch_grid_resize": {"float64": (_P**-38, _P**-48, 64), "float32": (_P**-9, _P**-19, 64)},
+    "detr_sine_2d": {"float64": (_P**-42, 0.0, 64), "float32": (_P**-13, 0.0, 64)},
+    "detr_coord_sine": {"float64": (_P**-40, 0.0, 64), "float32": (_P**-11, 0.0, 64)},
+    "sincos_2d": {"float64": (_P**-39, 0.0, 64), "float32": (_P**-10, 0.0, 64)},
 }
 
 #: Angle-based tolerances (functions with phase data) as the generator writes them, per run dtype:

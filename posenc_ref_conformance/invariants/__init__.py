@@ -11,6 +11,8 @@ structure; token positions under padding; the Swin/BEiT window index (Toeplitz-b
 centre row, table rows, cls rows), Swin-V2 coordinate symmetry and SAM decomposed terms (shift, separable).
 structure; token positions under padding; grid resizing (same size is the identity,
 constants stay, bilinear with aligned corners is exact on planes).
+structure; token positions under padding; DETR's sine under padding and per axis, the coordinate
+sinusoid's y-first blocks, the 2-D sincos table's per-axis structure.
 Results are ``CaseResult`` rows with ids ``invariant/<scheme>/<name>[/<variant>]``.
 The framework is :mod:`.core`; one module per family registers its checks.
 """
@@ -27,6 +29,7 @@ from . import (  # noqa: F401 - registration
     rope,
     sinusoidal,
     t5,
+    vision_sine,
     window_bias,
 )
 from .core import INVARIANTS, BeyondPrecision, Invariant, InvariantFailure, phase_tolerance, run_invariants

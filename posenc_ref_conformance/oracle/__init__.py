@@ -19,6 +19,7 @@ from . import (
     rope,
     sinusoidal,
     t5,
+    vision_sine,
     window_bias,
 )
 from ._numeric import (
@@ -48,6 +49,7 @@ __all__ = [
     "round_float64",
     "sinusoidal",
     "t5",
+    "vision_sine",
     "window_bias",
     "working_precision",
 ]
