@@ -34,8 +34,13 @@ SPECS=(
     "posenc_ref here"
     "mlx here"
     "transformers transformers"
-    "transformers:mpt transformers"
-    "transformers:gptj transformers"
+)
+# every variant of the transformers adapter is a column (the table is the adapter's ADAPTERS dict:
+# each variant serves one model family's own copy of the code; importing it needs no torch)
+for variant in $(PYTHONPATH="$REPO" python3 -c 'from posenc_ref_conformance.adapters.transformers import ADAPTERS; print(" ".join(v for v in ADAPTERS if v != "default"))'); do
+    SPECS+=("transformers:$variant transformers")
+done
+SPECS+=(
     "torchtune torchtune"
     "rotary_embedding_torch rotary_embedding_torch"
     "keras_hub keras_hub"
