@@ -30,9 +30,11 @@ __version__ = "0.1.0"
 # --- relative / bias ---
 from .alibi import ALIBI_FORMS, alibi_bias, alibi_slopes
 from .attention import attention
+from .fourier_features import fourier_features, fourier_grid
 from .grid_resize import RESIZE_MODES, grid_resize, patch_grid_resize
 from .kernel_bias import KERPLE_KINDS, kerple_bias, sandwich_bias
 from .learned import LEARNED_OFFSETS, interpolate_table, learned, token_positions
+from .learned_2d import COMBINE_MODES, bbox_embedding, row_col_embedding
 from .masks import causal_mask
 from .mrope import (
     MROPE_SECTION_ORDERS,
@@ -42,6 +44,7 @@ from .mrope import (
     mrope_slot_components,
     vision_position_ids,
 )
+from .navit import NAVIT_ARITHMETIC, navit_position_ids
 from .nope import llama4_attn_scale
 from .relative import (
     SHAW_CONVENTIONS,
@@ -72,6 +75,7 @@ from .window_bias import DECOMPOSED_COORDS, decomposed_rel_pos, swinv2_log_coord
 
 __all__ = [
     "ALIBI_FORMS",
+    "COMBINE_MODES",
     "DECOMPOSED_COORDS",
     "DETR_COORD_CONVENTIONS",
     "DETR_SINE_CONVENTIONS",
@@ -79,6 +83,7 @@ __all__ = [
     "LAYOUTS",
     "LEARNED_OFFSETS",
     "MROPE_SECTION_ORDERS",
+    "NAVIT_ARITHMETIC",
     "RESIZE_MODES",
     "SCALING_TYPES",
     "SHAW_CONVENTIONS",
@@ -92,10 +97,13 @@ __all__ = [
     "apply_rope",
     "attention",
     "axial_angles",
+    "bbox_embedding",
     "causal_mask",
     "decomposed_rel_pos",
     "detr_coord_sine",
     "detr_sine_2d",
+    "fourier_features",
+    "fourier_grid",
     "grid_resize",
     "interpolate_table",
     "kerple_bias",
@@ -104,11 +112,13 @@ __all__ = [
     "mrope_angles",
     "mrope_position_ids",
     "mrope_slot_components",
+    "navit_position_ids",
     "patch_grid_resize",
     "relative_positions",
     "rope_config_from_hf",
     "rope_cos_sin",
     "rope_frequencies",
+    "row_col_embedding",
     "sandwich_bias",
     "shaw_index",
     "shaw_logits",

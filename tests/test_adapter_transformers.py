@@ -371,3 +371,85 @@ def test_detr_sine_without_a_mask_is_the_all_ones_mask() -> None:
         dtype="float64",
     )
     assert torch.equal(plain, ones)
+
+
+# --- vision features: SAM Fourier features, NaViT buckets, factorised 2-D tables ---------------------
+
+
+@pytest.fixture(scope="module")
+def vision_adapter():
+    return load_adapter("transformers")
+
+
+@needs_transformers
+def test_vision_features_pass_and_reach_each_hf_module(report: Report) -> None:
+    statuses = _statuses(report)
+    for result_id in (
+        "fourier_features/prompt/points-1024[float32]",  # SamPromptEncoder._embed_points (+0.5)
+        "fourier_features/nonsquare/600x900-no-shift[float64]",  # SamPositionalEmbedding, x / W, y / H
+        "fourier_grid/square/8x8[float32]",  # SamModel's grid
+        "fourier_grid/nonsquare/4x6[float32]",  # Sam2Model's grid
+        "navit_position_ids/boundary/idefics2-25-and-49[int]",  # Idefics2's float32 boundary rounding
+        "navit_position_ids/boundary/19-on-19[int]",  # PyTorch's vectorised float32 arange
+        "navit_position_ids/boundary/idefics2-25-and-49-divide[int]",  # MiniCPM-V's vision_utils
+        "bbox_embedding/sum/layoutlm[float32]",
+        "bbox_embedding/concat/layoutlmv2[float64]",
+        "row_col_embedding/sum/pix2struct[float32]",
+        "row_col_embedding/concat/detr-4x2[float64]",
+    ):
+        assert statuses[result_id] == "pass", result_id
+
+
+@needs_transformers
+def test_sam2_positional_embedding_is_sams(vision_adapter) -> None:
+    """SAM 2's copy (with its no-op ``coordinates.to(torch.float32)``) gives SAM's values, float64 kept."""
+    import numpy as np
+    import torch
+    from transformers.models.sam2.modeling_sam2 import Sam2PositionalEmbedding
+
+    g = torch.tensor([[1.0, -0.5], [0.25, 2.0]], dtype=torch.float64)
+    coords = np.asarray([[[[10.0, 20.0], [500.5, 3.25]]]])
+    module = Sam2PositionalEmbedding(types_namespace(hidden_size=4, scale=1.0))
+    module.positional_embedding = g.clone()
+    with torch.no_grad():
+        sam2 = module(torch.from_numpy(coords), (1024, 768))
+    sam = vision_adapter.fourier_features(coords, g.numpy(), input_shape=[1024, 768], offset=0.0)
+    assert sam2.dtype == torch.float64
+    assert torch.equal(sam2, sam)
+
+
+def types_namespace(**fields):
+    import types
+
+    return types.SimpleNamespace(**fields)
+
+
+@needs_transformers
+def test_navit_ids_read_back_exactly(vision_adapter) -> None:
+    """The identity-like table returns the ids Idefics2 computes, including its float32 boundary rows."""
+    import numpy as np
+
+    import posenc_ref as pr
+
+    mask = np.zeros((2, 25, 3), dtype=bool)
+    mask[0, :25, :3] = True
+    mask[1, :10, :2] = True
+    got = vision_adapter.navit_position_ids(mask, num_patches_per_side=5, arithmetic="float32").numpy()
+    assert got.tolist() == pr.navit_position_ids(mask, num_patches_per_side=5).tolist()
+    assert got[0, 5 * 3] == 0  # row 5 of 25 on a 5 x 5 grid: bucket 0 in float32 (1 exactly)
+
+
+@needs_transformers
+def test_layoutlmv3_clip_matches_clip_shape(vision_adapter) -> None:
+    """LayoutLMv3 clips h and w to 0 .. 1023 whatever its tables: on 1024-row tables (too large for the
+    shipped golden set) it is ``clip_shape=True``; negative sides clip to row 0."""
+    import numpy as np
+
+    import posenc_ref as pr
+
+    rng = np.random.default_rng(7)
+    x, y, h, w = (rng.integers(-64, 65, size=(1024, d)) / 32 for d in (2, 2, 1, 1))
+    boxes = np.asarray([[[9, 2, 3, 15], [0, 0, 1023, 1023], [1000, 1000, 0, 0]]])
+    got = vision_adapter.bbox_embedding(x, y, h, w, boxes, combine="concat", clip_shape=True).numpy()
+    want = np.asarray(pr.bbox_embedding(x, y, h, w, boxes, combine="concat", clip_shape=True))
+    assert np.array_equal(got, want)

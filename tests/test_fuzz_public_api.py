@@ -246,6 +246,49 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                 "dtype": None,
             },
         ),
+        "fourier_features": (
+            pr.fourier_features,
+            {
+                "coords": floats(xp, [[1.0, 2.0], [3.5, 0.5]]),
+                "gaussian": floats(xp, [[1.0, 0.5], [0.25, -2.0]]),
+                "input_shape": (8, 8),
+                "offset": 0.5,
+            },
+        ),
+        "fourier_grid": (
+            pr.fourier_grid,
+            {"gaussian": floats(xp, [[1.0, 0.5], [0.25, -2.0]]), "height": 3, "width": 2},
+        ),
+        "navit_position_ids": (
+            pr.navit_position_ids,
+            {
+                "patch_attention_mask": ints(xp, np.ones((2, 3, 4), dtype=np.int64)) == 1,
+                "num_patches_per_side": 5,
+                "arithmetic": "float32",
+            },
+        ),
+        "bbox_embedding": (
+            pr.bbox_embedding,
+            {
+                "x_table": floats(xp, np.ones((8, 2))),
+                "y_table": floats(xp, np.ones((8, 2))),
+                "h_table": floats(xp, np.ones((8, 2))),
+                "w_table": floats(xp, np.ones((8, 2))),
+                "bbox": ints(xp, [[0, 1, 3, 4], [2, 2, 7, 7]]),
+                "combine": "sum",
+                "clip_shape": False,
+            },
+        ),
+        "row_col_embedding": (
+            pr.row_col_embedding,
+            {
+                "row_table": floats(xp, np.ones((4, 3))),
+                "col_table": floats(xp, np.ones((4, 3))),
+                "rows": ints(xp, [0, 1, 3]),
+                "cols": ints(xp, [2, 0, 1]),
+                "combine": "sum",
+            },
+        ),
         "causal_mask": (
             pr.causal_mask,
             {"q_positions": pos, "k_positions": keys, "sliding_window": 2, "chunk_size": 4},

@@ -363,6 +363,48 @@ class PosencRefAdapter(Adapter):
             self._ints(h_positions), self._ints(w_positions), dim, dtype=self._dtype(dtype), **options
         )
 
+    # --- vision features (SAM Fourier features, NaViT buckets, factorised 2-D tables) ---------------------
+
+    def fourier_features(self, coords: Any, gaussian: Any, *, input_shape: Any, offset: float) -> Any:
+        return self.pr.fourier_features(
+            self._floats(coords), self._floats(gaussian), input_shape=tuple(input_shape), offset=offset
+        )
+
+    def fourier_grid(self, gaussian: Any, *, height: int, width: int) -> Any:
+        return self.pr.fourier_grid(self._floats(gaussian), height=height, width=width)
+
+    def navit_position_ids(
+        self, patch_attention_mask: Any, *, num_patches_per_side: int, arithmetic: str
+    ) -> Any:
+        mask = np.asarray(patch_attention_mask)
+        mask = self._floats(mask) if mask.dtype.kind == "f" else self._bools(mask)  # float: an invalid case
+        return self.pr.navit_position_ids(
+            mask, num_patches_per_side=num_patches_per_side, arithmetic=arithmetic
+        )
+
+    def bbox_embedding(
+        self,
+        x_table: Any,
+        y_table: Any,
+        h_table: Any,
+        w_table: Any,
+        bbox: Any,
+        *,
+        combine: str,
+        clip_shape: bool,
+    ) -> Any:
+        tables = [self._floats(t) for t in (x_table, y_table, h_table, w_table)]
+        return self.pr.bbox_embedding(*tables, self._ints(bbox), combine=combine, clip_shape=clip_shape)
+
+    def row_col_embedding(self, row_table: Any, col_table: Any, rows: Any, cols: Any, *, combine: str) -> Any:
+        return self.pr.row_col_embedding(
+            self._floats(row_table),
+            self._floats(col_table),
+            self._ints(rows),
+            self._ints(cols),
+            combine=combine,
+        )
+
     def causal_mask(self, q_positions: Any, k_positions: Any, *, sliding_window: Any, chunk_size: Any) -> Any:
         return self.pr.causal_mask(
             self._ints(q_positions),

@@ -91,6 +91,27 @@ Coverage, canonical function -> transformers code path (read at 5.24):
 * ``grid_resize``: SAM's ``SamVisionAttention.get_rel_pos(s, s, table)`` (1-D
   ``linear`` to ``2 s - 1`` rows); its ``[s, s, D]`` gather is read back row by row.
 
+* ``fourier_features``: ``SamPositionalEmbedding.forward`` (input_shape
+  ``[1, 1]`` is its ``input_shape=None``); ``offset=0.5`` is
+  ``SamPromptEncoder._embed_points`` (labels 1, ``point_embed[1]`` zeroed) on
+  its square ``image_size``.  ``fourier_grid``:
+  ``SamModel.get_image_wide_positional_embeddings`` (square) or SAM 2's
+  (non-square), called on a namespace holding the embedding.
+* ``navit_position_ids``: ``Idefics2VisionEmbeddings.forward`` with 1 x 1
+  patches, zero patch embeddings and an identity-like position table (row
+  ``r`` holds ``r``), so the output is the position ids, read back exactly;
+  ``arithmetic="float32_divide"`` is MiniCPM-V's
+  ``vision_utils.get_vision_nearest_position_ids`` on each image's ``(h, w)``
+  (its flat ids of the real patches put back into the padded layout).
+* ``bbox_embedding``: ``sum`` ``LayoutLMEmbeddings.forward`` (word, position
+  and token-type tables zeroed, LayerNorm replaced by the identity);
+  ``concat`` ``LayoutLMv2Embeddings._calc_spatial_position_embeddings``,
+  with ``clip_shape`` ``LayoutLMv3TextEmbeddings.calculate_spatial_position_embeddings``.
+* ``row_col_embedding``: ``sum`` ``Pix2StructVisionEmbeddings.forward`` (zero
+  patch projection; rows and columns in channels 0 and 1 as floats);
+  ``concat`` ``DetrLearnedPositionEmbedding.forward`` for whole grids (tables
+  padded with zero rows to its 50).
+
 Not covered: HF has no standalone ``interpolate_table``, Shaw index (v5
 removed ``relative_key``), ``relative_positions`` or Llama 4 temperature
 function (``attn_scales`` is inline in ``Llama4TextAttention.forward``); no
@@ -244,6 +265,11 @@ class TransformersAdapter(Adapter):
             # the dtype asked for); the coordinate sinusoids divide by a float32 dim_t: float32 only
             "detr_sine_2d": ["float64", "float32"],
             "sincos_2d": ["float64", "float32"],
+            # SAM's embedding and the 2-D tables follow their parameters' dtype (the case's G / tables)
+            "fourier_features": ["float64", "float32"],
+            "fourier_grid": ["float64", "float32"],
+            "bbox_embedding": ["float64", "float32"],
+            "row_col_embedding": ["float64", "float32"],
         },
         # position_ids.float() * inv_freq.float(): a float32 product; XLM and Marian build their
         # tables in float64 NumPy and round once, which meets the exact class
@@ -257,6 +283,14 @@ class TransformersAdapter(Adapter):
             # ZeroDivisionError: dim 2 or 3 (fairseq); IndexError: a row before 0; RuntimeError: float ids
             "sinusoidal": ["ZeroDivisionError", "IndexError", "RuntimeError"],
             "learned": ["IndexError"],  # nn.Embedding past the table
+            # IndexError: LayoutLM's "coordinate values should be within 0-1000 range" (and bbox[:, :, 3] of a
+            # [..., 3] box); RuntimeError: float boxes (nn.Embedding's index dtype)
+            "bbox_embedding": ["IndexError", "RuntimeError"],
+            # RuntimeError: a matmul or reshape of the wrong shape
+            "fourier_features": ["RuntimeError"],
+            "fourier_grid": ["RuntimeError"],
+            "navit_position_ids": ["ZeroDivisionError"],  # arange(1/N, ...) with N = 0
+            "row_col_embedding": ["IndexError"],  # nn.Embedding past the table
             # ZeroDivisionError: max_exact = 0; RuntimeError: float relative positions
             "t5_bucket": ["ZeroDivisionError", "RuntimeError"],
             # RuntimeError: a table of the wrong size refused by copy_ (as a checkpoint's), a window side 0
@@ -314,6 +348,11 @@ class TransformersAdapter(Adapter):
             "DeformableDetrModel.get_proposal_pos_embed",
             "sincos_2d": "rt_detr.build_2d_sinusoidal_position_embedding, OmDet-Turbo's "
             "build_2d_sincos_position_embedding, ViTMAEEmbeddings.initialize_weights",
+            "fourier_features": "SamPositionalEmbedding.forward; offset 0.5: SamPromptEncoder._embed_points",
+            "fourier_grid": "SamModel (square) / Sam2Model (non-square) get_image_wide_positional_embeddings",
+            "navit_position_ids": "Idefics2VisionEmbeddings (identity table); MiniCPM-V vision_utils",
+            "bbox_embedding": "LayoutLMEmbeddings (sum), LayoutLMv2 / LayoutLMv3 (clip) spatial embeddings",
+            "row_col_embedding": "Pix2StructVisionEmbeddings (sum), DetrLearnedPositionEmbedding (concat)",
         },
     )
 
@@ -1294,6 +1333,270 @@ class TransformersAdapter(Adapter):
         with torch.no_grad():
             embeddings.initialize_weights()  # the sincos table with ViT-MAE's half swap
         return embeddings.position_embeddings.detach()[0]
+
+    # --- vision features: SAM Fourier features, NaViT buckets, factorised 2-D tables ---------------------
+
+    def _sam_embedding(self, gaussian: Any) -> Any:
+        """``SamPositionalEmbedding`` holding the case's ``G`` (in its dtype)."""
+        import types
+
+        from transformers.models.sam.modeling_sam import SamPositionalEmbedding
+
+        module = SamPositionalEmbedding(types.SimpleNamespace(scale=1.0, num_pos_feats=gaussian.shape[-1]))
+        # the case's matrix as given, whatever its shape (copy_ would broadcast a wrong one)
+        module.positional_embedding = self.torch.nn.Parameter(gaussian.clone(), requires_grad=False)
+        return module
+
+    def fourier_features(self, coords: Any, gaussian: Any, *, input_shape: Any, offset: float) -> Any:
+        from transformers import SamConfig
+        from transformers.models.sam.modeling_sam import SamPromptEncoder
+
+        torch = self.torch
+        c, g = self._t(coords), self._t(gaussian)
+        points = c.reshape(1, 1, -1, c.shape[-1]).to(g.dtype)  # SAM indexes coordinates[:, :, :, k]
+        shape = tuple(int(n) for n in input_shape)
+        h, w = shape[0], shape[-1]
+        with torch.no_grad():
+            if offset == 0.0:  # input_shape [1, 1] is SAM's input_shape=None (points already normalised)
+                out = self._sam_embedding(g)(points, None if shape == (1, 1) else shape)
+            elif offset == 0.5 and len(shape) == 2 and h == w:  # the prompt encoder's shift, square only
+                hidden = 2 * g.shape[1]
+                config = SamConfig(
+                    vision_config={"num_pos_feats": g.shape[1]},
+                    prompt_encoder_config={"hidden_size": hidden, "image_size": h},
+                )
+                encoder = SamPromptEncoder(config).to(g.dtype)
+                encoder.shared_embedding = self._sam_embedding(g)
+                encoder.point_embed[1].weight.zero_()  # label 1 adds point_embed[1]: zero, an exact no-op
+                labels = torch.ones(points.shape[:3], dtype=torch.long)
+                out = encoder._embed_points(points, labels, pad=False)
+            else:
+                msg = f"SAM shifts by 0.5 only in its square prompt encoder; got {offset=}, shape {shape}"
+                raise Unsupported(msg)
+        return out.reshape(*c.shape[:-1], out.shape[-1])
+
+    def fourier_grid(self, gaussian: Any, *, height: int, width: int) -> Any:
+        import types
+
+        from transformers.models.sam.modeling_sam import SamModel
+        from transformers.models.sam2.modeling_sam2 import Sam2Model
+
+        g = self._t(gaussian)
+        embedding = self._sam_embedding(g)
+        if height == width:  # SamModel's grid is square: image_embedding_size x image_embedding_size
+            config = types.SimpleNamespace(
+                prompt_encoder_config=types.SimpleNamespace(image_embedding_size=height)
+            )
+            model = types.SimpleNamespace(config=config, shared_image_embedding=embedding)
+            grid = SamModel.get_image_wide_positional_embeddings
+        else:  # SAM 2's takes a (rows, columns) size
+            encoder = types.SimpleNamespace(image_embedding_size=(height, width))
+            model = types.SimpleNamespace(prompt_encoder=encoder, shared_image_embedding=embedding)
+            grid = Sam2Model.get_image_wide_positional_embeddings
+        with self.torch.no_grad():
+            return grid(model)[0]
+
+    def navit_position_ids(
+        self, patch_attention_mask: Any, *, num_patches_per_side: int, arithmetic: str
+    ) -> Any:
+        from transformers import Idefics2VisionConfig
+        from transformers.models.idefics2.modeling_idefics2 import Idefics2VisionEmbeddings
+
+        torch = self.torch
+        if arithmetic == "float32_divide":
+            return self._minicpm_position_ids(patch_attention_mask, num_patches_per_side)
+        if arithmetic != "float32":
+            msg = f"Idefics2 and MiniCPM-V compute their buckets in float32; got arithmetic={arithmetic!r}"
+            raise Unsupported(msg)
+        mask = self._t(patch_attention_mask)
+        if mask.dtype != torch.bool or mask.ndim != 3:
+            msg = "the adapter builds Idefics2's pixel_values [B, 1, H, W] from a boolean [B, H, W] mask"
+            raise Unsupported(msg)
+        side = num_patches_per_side
+        config = Idefics2VisionConfig(hidden_size=1, image_size=side, patch_size=1, num_channels=1)
+        module = Idefics2VisionEmbeddings(config)
+        with torch.no_grad():
+            module.patch_embedding.weight.zero_()  # patch embeddings 0: the output is the position rows alone
+            module.patch_embedding.bias.zero_()
+            module.position_embedding.weight.copy_(torch.arange(side * side, dtype=torch.float32)[:, None])
+            pixels = torch.zeros((mask.shape[0], 1, mask.shape[1], mask.shape[2]))
+            # row r of the identity-like table holds r (exact in float32 below 2**24): the ids themselves
+            rows = module(pixels, mask)[..., 0]
+        return rows.to(torch.int64)
+
+    def _minicpm_position_ids(self, patch_attention_mask: Any, side: int) -> Any:
+        """``vision_utils.get_vision_nearest_position_ids`` (MiniCPM-V) on each image's ``(h, w)``, its flat
+        ids of the real patches put back into the padded ``[B, Hmax * Wmax]`` layout (0 at padding)."""
+        from transformers.vision_utils import get_vision_nearest_position_ids
+
+        mask = np.asarray(patch_attention_mask)
+        if mask.dtype != np.bool_ or mask.ndim != 3:
+            msg = "MiniCPM-V takes (h, w) per image: the adapter reads them from a boolean [B, H, W] mask"
+            raise Unsupported(msg)
+        sizes = [(int(m[:, 0].sum()), int(m[0, :].sum())) for m in mask]  # HF's counts: column 0, row 0
+        for m, (h, w) in zip(mask, sizes, strict=True):
+            if m.sum() != h * w or not m[:h, :w].all():
+                msg = "MiniCPM-V's images are h x w rectangles: the mask must be one, top left"
+                raise Unsupported(msg)
+        with self.torch.no_grad():
+            flat = get_vision_nearest_position_ids(
+                self.torch.tensor(sizes, dtype=self.torch.long), side
+            ).numpy()
+        out = np.zeros(mask.reshape(len(mask), -1).shape, dtype=np.int64)
+        start = 0
+        for b, (h, w) in enumerate(sizes):
+            out[b][mask[b].reshape(-1)] = flat[start : start + h * w]  # row-major, as MiniCPM flattens
+            start += h * w
+        return self.torch.from_numpy(out)
+
+    def bbox_embedding(
+        self,
+        x_table: Any,
+        y_table: Any,
+        h_table: Any,
+        w_table: Any,
+        bbox: Any,
+        *,
+        combine: str,
+        clip_shape: bool,
+    ) -> Any:
+        torch = self.torch
+        if combine not in ("sum", "concat"):
+            msg = f"LayoutLM sums (v1) or concatenates (v2, v3); combine={combine!r} has no HF form"
+            raise Unsupported(msg)
+        tables = [self._t(t) for t in (x_table, y_table, h_table, w_table)]
+        rows = {t.shape[0] for t in tables}
+        if len(rows) != 1:
+            msg = "LayoutLM's four tables have max_2d_position_embeddings rows each"
+            raise Unsupported(msg)
+        (rows,) = rows
+        boxes = self._t(bbox)
+        flat = boxes.reshape(1, -1, boxes.shape[-1])
+        names = (
+            "x_position_embeddings",
+            "y_position_embeddings",
+            "h_position_embeddings",
+            "w_position_embeddings",
+        )
+        if combine == "sum":
+            from transformers import LayoutLMConfig
+            from transformers.models.layoutlm.modeling_layoutlm import LayoutLMEmbeddings
+
+            if clip_shape:
+                msg = "LayoutLM (v1) does not clip heights and widths"
+                raise Unsupported(msg)
+            dim = tables[0].shape[1]
+            config = LayoutLMConfig(
+                vocab_size=1,
+                hidden_size=dim,
+                max_position_embeddings=flat.shape[1],
+                type_vocab_size=1,
+                max_2d_position_embeddings=rows,
+                pad_token_id=0,
+            )
+            module = LayoutLMEmbeddings(config).to(tables[0].dtype).eval()
+            module.LayerNorm = torch.nn.Identity()  # the bbox terms alone: LayerNorm off, other tables zero
+            with torch.no_grad():
+                for other in (
+                    module.word_embeddings,
+                    module.position_embeddings,
+                    module.token_type_embeddings,
+                ):
+                    other.weight.zero_()
+                for name, table in zip(names, tables, strict=True):
+                    getattr(module, name).weight.copy_(table)
+                zeros = torch.zeros(flat.shape[:2], dtype=torch.long)
+                out = module(input_ids=zeros, bbox=flat, token_type_ids=zeros, position_ids=zeros)
+        else:
+            if clip_shape and rows != 1024:
+                msg = f"LayoutLMv3 clips heights and widths to 0 .. 1023 whatever its tables; got {rows} rows"
+                raise Unsupported(msg)
+            if tables[0].shape[1] != tables[1].shape[1] or tables[2].shape[1] != tables[3].shape[1]:
+                msg = "LayoutLMv2/v3 have one coordinate_size (x, y) and one shape_size (h, w)"
+                raise Unsupported(msg)
+            if clip_shape:
+                from transformers import LayoutLMv3Config as Config
+                from transformers.models.layoutlmv3.modeling_layoutlmv3 import (
+                    LayoutLMv3TextEmbeddings as Embeddings,
+                )
+
+                method = "calculate_spatial_position_embeddings"
+            else:
+                from transformers import LayoutLMv2Config as Config
+                from transformers.models.layoutlmv2.modeling_layoutlmv2 import (
+                    LayoutLMv2Embeddings as Embeddings,
+                )
+
+                method = "_calc_spatial_position_embeddings"
+            coordinate, shape = tables[0].shape[1], tables[2].shape[1]
+            config = Config(
+                vocab_size=1,
+                hidden_size=4 * coordinate + 2 * shape,
+                coordinate_size=coordinate,
+                shape_size=shape,
+                max_2d_position_embeddings=rows,
+                num_attention_heads=1,
+                pad_token_id=0,
+            )
+            module = Embeddings(config).to(tables[0].dtype)
+            with torch.no_grad():
+                for name, table in zip(names, tables, strict=True):
+                    getattr(module, name).weight.copy_(table)
+                out = getattr(module, method)(flat)
+        return out.reshape(*boxes.shape[:-1], out.shape[-1])
+
+    def row_col_embedding(self, row_table: Any, col_table: Any, rows: Any, cols: Any, *, combine: str) -> Any:
+        torch = self.torch
+        row_t, col_t = self._t(row_table), self._t(col_table)
+        r, c = np.asarray(rows), np.asarray(cols)
+        if not (np.issubdtype(r.dtype, np.integer) and np.issubdtype(c.dtype, np.integer)):
+            msg = "Pix2Struct and DETR take float channels or sizes: the integer check has no HF form"
+            raise Unsupported(msg)
+        if r.shape != c.shape:
+            msg = "rows and cols of different shapes have no HF form (one index pair per patch)"
+            raise Unsupported(msg)
+        if combine == "sum":
+            from transformers import Pix2StructVisionConfig
+            from transformers.models.pix2struct.modeling_pix2struct import Pix2StructVisionEmbeddings
+
+            if row_t.shape != col_t.shape:
+                msg = "Pix2Struct's row and column tables both have seq_len rows of hidden_size"
+                raise Unsupported(msg)
+            config = Pix2StructVisionConfig(
+                hidden_size=row_t.shape[1], seq_len=row_t.shape[0], patch_embed_hidden_size=1
+            )
+            module = Pix2StructVisionEmbeddings(config).to(row_t.dtype).eval()
+            with torch.no_grad():
+                module.patch_projection.weight.zero_()  # patch projection 0: the output is Row[r] + Col[c]
+                module.patch_projection.bias.zero_()
+                module.row_embedder.weight.copy_(row_t)
+                module.column_embedder.weight.copy_(col_t)
+                # rows and columns ride in channels 0 and 1 as floats, as the processor puts them
+                index = np.stack([r.reshape(-1, r.shape[-1]), c.reshape(-1, c.shape[-1])], -1)
+                channels = self._t(index.astype(np.float64)).to(row_t.dtype)
+                pixels = torch.zeros(
+                    (*index.shape[:2], 1), dtype=row_t.dtype
+                )  # the patch_embed_hidden_size 1
+                out = module(torch.cat([channels, pixels], -1))
+            return out.reshape(*r.shape, out.shape[-1])
+        from transformers.models.detr.modeling_detr import DetrLearnedPositionEmbedding
+
+        height, width = r.shape if r.ndim == 2 else (0, 0)
+        grid = np.indices((height, width))
+        if r.ndim != 2 or not (np.array_equal(r, grid[0]) and np.array_equal(c, grid[1])):
+            msg = "DETR builds the whole grid: rows[i, j] = i and cols[i, j] = j only"
+            raise Unsupported(msg)
+        if row_t.shape != col_t.shape or row_t.shape[0] > 50:
+            msg = "DETR's learned embedding has two tables of 50 rows of one width"
+            raise Unsupported(msg)
+        module = DetrLearnedPositionEmbedding(embedding_dim=row_t.shape[1]).to(row_t.dtype)
+        with torch.no_grad():  # rows past the case's are never read (indices < H, W): zeros fill the 50
+            module.row_embeddings.weight.zero_()
+            module.column_embeddings.weight.zero_()
+            module.row_embeddings.weight[: row_t.shape[0]] = row_t
+            module.column_embeddings.weight[: col_t.shape[0]] = col_t
+            pos = module((1, 1, height, width), "cpu", row_t.dtype)
+        return pos[0].permute(1, 2, 0)
 
 
 def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:

@@ -113,6 +113,10 @@ MAX_TOLERANCES: dict[str, dict[str, tuple[float | None, float, int]]] = {
     "detr_sine_2d": {"float64": (_P**-42, 0.0, 64), "float32": (_P**-13, 0.0, 64)},
     "detr_coord_sine": {"float64": (_P**-40, 0.0, 64), "float32": (_P**-11, 0.0, 64)},
     "sincos_2d": {"float64": (_P**-39, 0.0, 64), "float32": (_P**-10, 0.0, 64)},
+    "fourier_features": {"float64": (_P**-40, 0.0, 64), "float32": (_P**-11, 0.0, 64)},
+    "fourier_grid": {"float64": (_P**-40, 0.0, 64), "float32": (_P**-11, 0.0, 64)},
+    "bbox_embedding": {"float64": (_P**-45, 0.0, 0), "float32": (_P**-16, 0.0, 0)},
+    "row_col_embedding": {"float64": (_P**-47, 0.0, 0), "float32": (_P**-18, 0.0, 0)},
 }
 
 #: Angle-based tolerances (functions with phase data) as the generator writes them, per run dtype:

@@ -29,6 +29,7 @@ from . import (  # noqa: F401 - registration
     rope,
     sinusoidal,
     t5,
+    vision_features,
     vision_sine,
     window_bias,
 )
