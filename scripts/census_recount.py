@@ -45,11 +45,27 @@ RULES = (
         "learned-absolute",
         r"interpolat|bicubic|bilinear|nearest-resized|resiz|resampl",
         ("patch_grid_resize", "grid_resize"),
-        unless=_PER_IMAGE,
+        unless=_PER_IMAGE + r"|row/col",
     ),
     Rule("window-rel-bias-table", r"Swin|BEiT|HTSAT", ("window_bias",), unless=r"V2|continuous"),
     Rule("window-rel-bias-table", r"V2|continuous", ("swinv2_log_coords",)),
     Rule("other:decomposed-2d-rel-pos", r"get_rel_pos", ("decomposed_rel_pos", "grid_resize")),
+    # DETR's sine, its coordinate sinusoid and Deformable's proposal embedding
+    Rule(
+        "detr-sine-2d",
+        r"SinePositionEmbedding|PositionEmbeddingSine|DETR sine",
+        ("detr_sine_2d",),
+        r"1d_sine",
+    ),
+    Rule(
+        "detr-sine-2d", r"encode_sinusoidal_position_embedding|get_proposal_pos_embed", ("detr_coord_sine",)
+    ),
+    Rule("2d-sincos", r".", ("sincos_2d",)),
+    Rule("fourier-features", r"SAM random Fourier", ("fourier_features", "fourier_grid")),
+    Rule("learned-absolute", r"NaViT", ("navit_position_ids",)),
+    Rule("learned-absolute", r"bbox", ("bbox_embedding",)),
+    Rule("learned-absolute", r"row/col", ("row_col_embedding",), unless=r"interpolat|resiz"),
+    Rule("learned-absolute", r"row/col.*(interpolat|resiz)", ("row_col_embedding", "grid_resize")),
 )
 
 _PART = re.compile(r"^(?P<scheme>[\w:-]+):\s*(?P<detail>.*?)\s*\[(?P<status>[\w/]+)\]\s*$")
