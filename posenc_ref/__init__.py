@@ -57,6 +57,7 @@ from .relative import (
 
 # --- RoPE ---
 from .rope import LAYOUTS, apply_rope, rope_cos_sin, xpos_scale
+from .rope_2d import ROPE_2D_CONVENTIONS, rope_2d_cos_sin
 from .rope_config import RopeConfig, rope_config_from_hf
 from .rope_scaling import SCALING_TYPES, RopeFrequencies, rope_frequencies
 from .sinusoidal import SINUSOIDAL_CONVENTIONS, sinusoidal
@@ -85,6 +86,7 @@ __all__ = [
     "MROPE_SECTION_ORDERS",
     "NAVIT_ARITHMETIC",
     "RESIZE_MODES",
+    "ROPE_2D_CONVENTIONS",
     "SCALING_TYPES",
     "SHAW_CONVENTIONS",
     "SINCOS_2D_CONVENTIONS",
@@ -115,6 +117,7 @@ __all__ = [
     "navit_position_ids",
     "patch_grid_resize",
     "relative_positions",
+    "rope_2d_cos_sin",
     "rope_config_from_hf",
     "rope_cos_sin",
     "rope_frequencies",

@@ -909,6 +909,11 @@ def _catalogue() -> tuple[Hypothesis, ...]:
         h("positions one too high", ("token_positions", "relative_positions"), _shifted_output(1)),
         h("r1 and r2 swapped", ("kerple_bias",), lambda s: s.call(r1=s.inputs["r2"], r2=s.inputs["r1"])),
         h(
+            "2-D RoPE rows and columns swapped (positions [x, y] read as [y, x])",
+            ("rope_2d_cos_sin",),
+            lambda s: s.call(positions=np.ascontiguousarray(np.asarray(s.inputs["positions"])[::-1])),
+        ),
+        h(
             "Sandwich frequencies from k = 0 (RoPE's) instead of k = 1",
             ("sandwich_bias",),
             _sandwich_from_zero,

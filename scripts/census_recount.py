@@ -66,6 +66,10 @@ RULES = (
     Rule("learned-absolute", r"bbox", ("bbox_embedding",)),
     Rule("learned-absolute", r"row/col", ("row_col_embedding",), unless=r"interpolat|resiz"),
     Rule("learned-absolute", r"row/col.*(interpolat|resiz)", ("row_col_embedding", "grid_resize")),
+    # the vision RoPE layouts rope_2d_cos_sin names (Pixtral, Gemma 4, Llama 4, Kimi-K2.5, SAM 2, DINOv3)
+    Rule("rope", r"inv_freq\[0::2\]|\[h,h,w,w\]|x/y frequencies interleaved", ("rope_2d_cos_sin",)),
+    Rule("rope", r"\(w, h\) slot pairs|memory attention 2-D axial RoPE", ("rope_2d_cos_sin",)),
+    Rule("other:continuous-2d-rope", r"^DINOv3 RoPE", ("rope_2d_cos_sin",)),
 )
 
 _PART = re.compile(r"^(?P<scheme>[\w:-]+):\s*(?P<detail>.*?)\s*\[(?P<status>[\w/]+)\]\s*$")

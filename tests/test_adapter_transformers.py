@@ -453,3 +453,30 @@ def test_layoutlmv3_clip_matches_clip_shape(vision_adapter) -> None:
     got = vision_adapter.bbox_embedding(x, y, h, w, boxes, combine="concat", clip_shape=True).numpy()
     want = np.asarray(pr.bbox_embedding(x, y, h, w, boxes, combine="concat", clip_shape=True))
     assert np.array_equal(got, want)
+
+
+@needs_transformers
+def test_rope_2d_maps_each_vision_tower() -> None:
+    """Pixtral, Gemma 4 vision, DINOv3 (eval), Llama 4 vision, SAM 2 memory and Kimi-K2.5 vision rotary
+    modules pass as rope_2d_cos_sin conventions.
+
+    DINOv3's module builds its own patch centres, so augmented or batched coordinates are out of reach.
+    """
+    report = run(load_adapter("transformers"), only=["rope_2d_cos_sin"])
+    statuses = {r.result_id: r.status for r in report.results}
+    expected = {
+        "rope_2d_cos_sin/pixtral/grid-2x3[float32]": "pass",
+        "rope_2d_cos_sin/pixtral/two-images[float32]": "pass",
+        "rope_2d_cos_sin/gemma4_vision/grid-3x1-d32[float32]": "pass",
+        "rope_2d_cos_sin/dinov3/centres-1x4-d32[float32]": "pass",
+        "rope_2d_cos_sin/llama4_vision/grid-2x4-cls[float32]": "pass",  # +1 offsets, cls row zero
+        "rope_2d_cos_sin/sam2/grid-1x4-repeated[float32]": "pass",  # (w, h) ids
+        "rope_2d_cos_sin/kimi_k25/grid-2x3[float32]": "pass",  # (w, h) slot pairs
+        "rope_2d_cos_sin/dinov3/augmented[float32]": "skip",  # its own centres only
+        "rope_2d_cos_sin/pixtral/grid-2x3[float64]": "skip",  # float32 tables only
+        "rope_2d_cos_sin/invalid-head-dim[float32]": "skip",  # HF validates nothing here
+        "invariant/rope/2d-shift-per-axis/gemma4_vision[float32]": "pass",
+        "invariant/rope/2d-shift-per-axis/dinov3[float32]": "skip",
+    }
+    assert {rid: statuses.get(rid) for rid in expected} == expected
+    assert not [r.result_id for r in report.results if r.status == "fail"]

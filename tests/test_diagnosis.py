@@ -111,6 +111,7 @@ NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "T2TFrequenciesForVaswani": ("interleaved [sin, cos] pairs with tensor2tensor's frequencies", ()),
     "T5ZeroInUpperHalf": ("distance 0 in the upper half", ()),
     "ShawBertSignFlipped": ("relative positions with the opposite sign", ()),
+    "Rope2dAxesSwapped": ("2-D RoPE rows and columns swapped", ()),
 }
 
 

@@ -314,6 +314,15 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
             pr.axial_angles,
             {"position_ids": pr.vision_position_ids(1, 2, 2, xp=xp), "inv_freq": floats(xp, [1.0, 0.5])},
         ),
+        "rope_2d_cos_sin": (
+            pr.rope_2d_cos_sin,
+            {
+                "positions": pr.vision_position_ids(1, 2, 3, xp=xp),
+                "head_dim": 8,
+                "base": 100.0,
+                "convention": "pixtral",
+            },
+        ),
         "mrope_position_ids": (
             pr.mrope_position_ids,
             {"segments": [2, (1, 2, 2)], "time_interval": 1, "xp": xp, "device": None},

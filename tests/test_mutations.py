@@ -28,6 +28,13 @@ class SwappedLayout(PosencRefAdapter):
         return super().apply_rope(x, cos, sin, layout=_other(layout))
 
 
+class Rope2dAxesSwapped(PosencRefAdapter):
+    """2-D RoPE with the row and column ids exchanged (a [w, h] position grid where [h, w] is meant)."""
+
+    def rope_2d_cos_sin(self, positions: Any, head_dim: int, **kw: Any) -> Any:
+        return super().rope_2d_cos_sin(np.asarray(positions)[::-1].copy(), head_dim, **kw)
+
+
 def _other(layout: str) -> str:
     return "interleaved" if layout == "half" else "half"
 
@@ -227,6 +234,7 @@ MUTANTS: list[tuple[type[PosencRefAdapter], str, Callable[[str], bool]]] = [
     (T2TFrequenciesForVaswani, "sinusoidal", lambda i: i.startswith("sinusoidal/vaswani/")),
     (T5ZeroInUpperHalf, "t5", lambda i: i.startswith("t5_bucket/bidirectional/")),
     (ShawBertSignFlipped, "shaw", lambda i: i == "shaw_index/bert/basic"),
+    (Rope2dAxesSwapped, "rope_2d_cos_sin", lambda i: i.startswith("rope_2d_cos_sin/pixtral/")),
 ]
 
 

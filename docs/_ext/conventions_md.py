@@ -32,6 +32,7 @@ OPTIONS: list[tuple[str, str, tuple[str, ...], str]] = [
     ("LAYOUTS", "rope_cos_sin / apply_rope (layout=)", ("rope_cos_sin", "apply_rope", "rope"), "layout"),
     ("SCALING_TYPES", "rope_frequencies(scaling={rope_type})", ("rope_frequencies",), "scaling.rope_type"),
     ("MROPE_SECTION_ORDERS", "mrope_slot_components(section_order=)", (), ""),
+    ("ROPE_2D_CONVENTIONS", "rope_2d_cos_sin(convention=)", ("rope_2d_cos_sin",), "convention"),
     ("SHAW_CONVENTIONS", "shaw_index(convention=)", ("shaw_index",), "convention"),
     ("ALIBI_FORMS", "alibi_bias(form=)", ("alibi_bias",), "form"),
     ("KERPLE_KINDS", "kerple_bias(kind=)", (), ""),

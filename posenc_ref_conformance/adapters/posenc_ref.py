@@ -199,6 +199,18 @@ class PosencRefAdapter(Adapter):
         )
         return self.xp.astype(angles, self._dtype(dtype))
 
+    def rope_2d_cos_sin(
+        self, positions: Any, head_dim: int, *, base: float, convention: str, dtype: str
+    ) -> tuple[Any, Any]:
+        grid = np.asarray(positions)
+        if convention != "dinov3" and grid.size and np.array_equal(grid, np.round(grid)):
+            grid = self._ints(grid.astype(np.int64))  # patch indices: the integer path
+        else:
+            grid = self._floats(grid)
+        return self.pr.rope_2d_cos_sin(
+            grid, head_dim, base=base, convention=convention, dtype=self._dtype(dtype)
+        )
+
     # --- relative / bias -------------------------------------------------------------------------------
 
     def t5_bucket(self, relative: Any, *, bidirectional: bool, num_buckets: int, max_distance: int) -> Any:

@@ -37,6 +37,21 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   (text runs are token type 0, a ``[1, h, w]`` block an image, ``[t, h, w]`` with
   ``t > 1`` a video with ``second_per_grid_ts = time_interval``; grids are given
   before the 2 x 2 spatial merge, as the processor gives them).
+* ``rope_2d_cos_sin``: ``pixtral`` -> ``PixtralVisionRotaryEmbedding.forward(x,
+  position_ids [L, 2])``; ``gemma4_vision`` -> ``Gemma4VisionRotaryEmbedding.
+  forward(x, pixel_position_ids [B, L, 2])``; ``dinov3`` ->
+  ``DINOv3ViTRopePositionEmbedding.forward(pixel_values)`` in eval mode, which
+  builds its own patch centres: a case's coordinates must be the centres of an
+  ``h x w`` grid (checked against HF's ``get_patches_center_coordinates``), which
+  becomes a ``[1, 3, h, w]`` input with ``patch_size=1`` (augmented coordinates
+  are skipped); ``llama4_vision`` -> ``Llama4VisionRotaryEmbedding.forward``'s
+  complex table of a ``side x side`` grid plus the cls row, looked up at
+  ``r * side + c`` (the cls token ``(-1, -1)``: the last row), real and imaginary
+  parts repeated pairwise (interleaved); ``sam2`` ->
+  ``Sam2VideoVisionRotaryEmbedding.forward(x, position_ids [N, 2])`` with the ids
+  in its ``(w, h)`` order; ``kimi_k25`` -> ``Kimi_K25VisionRotaryEmbedding.forward(x,
+  position_ids [N, 2])`` (``(h, w)``).  Tiny configs (one head of ``head_dim``), no
+  weights.
 * ``sinusoidal``: ``vaswani`` -> ``xlm.create_sinusoidal_embeddings``;
   ``marian`` -> ``MarianSinusoidalPositionalEmbedding.create_weight`` +
   ``forward``; ``fairseq`` -> ``Speech2TextSinusoidalPositionalEmbedding.
@@ -316,6 +331,8 @@ class TransformersAdapter(Adapter):
             "detr_sine_2d": False,
             "detr_coord_sine": False,
             "sincos_2d": False,
+            # HF's vision rotary modules check none of head_dim, base or the axes
+            "rope_2d_cos_sin": False,
         },
         notes={
             "rope_frequencies": "ROPE_INIT_FUNCTIONS / LlamaRotaryEmbedding.compute_default_rope_parameters "
@@ -353,6 +370,9 @@ class TransformersAdapter(Adapter):
             "navit_position_ids": "Idefics2VisionEmbeddings (identity table); MiniCPM-V vision_utils",
             "bbox_embedding": "LayoutLMEmbeddings (sum), LayoutLMv2 / LayoutLMv3 (clip) spatial embeddings",
             "row_col_embedding": "Pix2StructVisionEmbeddings (sum), DetrLearnedPositionEmbedding (concat)",
+            "rope_2d_cos_sin": "PixtralVisionRotaryEmbedding, Gemma4VisionRotaryEmbedding, "
+            "DINOv3ViTRopePositionEmbedding (eval; patch-centre grids only), Llama4VisionRotaryEmbedding "
+            "(table lookup), Sam2VideoVisionRotaryEmbedding, Kimi_K25VisionRotaryEmbedding forward: float32",
         },
     )
 
@@ -1597,6 +1617,152 @@ class TransformersAdapter(Adapter):
             module.column_embeddings.weight[: col_t.shape[0]] = col_t
             pos = module((1, 1, height, width), "cpu", row_t.dtype)
         return pos[0].permute(1, 2, 0)
+
+    # --- 2-D RoPE of vision encoders (rope_2d_cos_sin) -----------------------------------------------
+
+    def _grid_ids(self, positions: np.ndarray, what: str) -> Any:
+        """Row/column patch indices ``[2, ..., L]`` (floats holding integers) as a long tensor."""
+        if not np.array_equal(positions, np.round(positions)):
+            msg = f"{what} takes integer patch indices; got fractional positions"
+            raise Unsupported(msg)
+        return self.torch.from_numpy(positions.astype(np.int64))
+
+    def _pixtral_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
+        from transformers import PixtralVisionConfig
+        from transformers.models.pixtral.modeling_pixtral import PixtralVisionRotaryEmbedding
+
+        config = PixtralVisionConfig(
+            hidden_size=head_dim,
+            num_attention_heads=1,
+            head_dim=head_dim,
+            rope_parameters={"rope_type": "axial", "rope_theta": base},
+        )
+        ids = self._grid_ids(positions, "PixtralVisionRotaryEmbedding")
+        lead = ids.shape[1:]
+        flat = ids.reshape(2, -1).T  # PixtralVisionModel's [L, 2] (h, w) ids
+        cos, sin = PixtralVisionRotaryEmbedding(config)(self.torch.empty(0), flat)
+        return cos.reshape(*lead, head_dim), sin.reshape(*lead, head_dim)
+
+    def _gemma4_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
+        from transformers.models.gemma4.configuration_gemma4 import Gemma4VisionConfig
+        from transformers.models.gemma4.modeling_gemma4 import Gemma4VisionRotaryEmbedding
+
+        config = Gemma4VisionConfig(
+            hidden_size=head_dim,
+            num_attention_heads=1,
+            head_dim=head_dim,
+            rope_parameters={"rope_type": "axial", "rope_theta": base},
+        )
+        ids = self._grid_ids(positions, "Gemma4VisionRotaryEmbedding")
+        lead = ids.shape[1:]
+        batched = ids.reshape(2, -1, ids.shape[-1]).permute(1, 2, 0)  # pixel_position_ids [B, L, 2]
+        cos, sin = Gemma4VisionRotaryEmbedding(config)(self.torch.empty(0), batched)
+        return cos.reshape(*lead, head_dim), sin.reshape(*lead, head_dim)
+
+    def _dinov3_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
+        from transformers.models.dinov3_vit.configuration_dinov3_vit import DINOv3ViTConfig
+        from transformers.models.dinov3_vit.modeling_dinov3_vit import (
+            DINOv3ViTRopePositionEmbedding,
+            get_patches_center_coordinates,
+        )
+
+        torch = self.torch
+        rows = positions.reshape(2, -1, positions.shape[-1])
+        module, tables = None, []
+        for y, x in zip(rows[0], rows[1], strict=True):
+            h, w = len(np.unique(y)), len(np.unique(x))
+            centres = get_patches_center_coordinates(h, w, dtype=torch.float64, device="cpu").numpy()
+            if h * w != y.size or not np.array_equal(centres.T, np.stack([y, x])):
+                msg = (
+                    "DINOv3ViTRopePositionEmbedding computes the patch centres of an h x w grid itself "
+                    "(its train-time shift/jitter/rescale is random); other coordinates cannot be given"
+                )
+                raise Unsupported(msg)
+            if module is None:
+                config = DINOv3ViTConfig(
+                    hidden_size=head_dim, num_attention_heads=1, rope_theta=base, patch_size=1, image_size=1
+                )
+                module = DINOv3ViTRopePositionEmbedding(config).eval()  # eval: no augmentation
+            tables.append(module(torch.zeros(1, 3, h, w)))  # pixel_values: only its size is read
+        lead = positions.shape[1:]
+        cos = torch.stack([t[0] for t in tables]).reshape(*lead, head_dim)
+        return cos, torch.stack([t[1] for t in tables]).reshape(*lead, head_dim)
+
+    def _llama4_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
+        from transformers.models.llama4.configuration_llama4 import Llama4VisionConfig
+        from transformers.models.llama4.modeling_llama4 import Llama4VisionRotaryEmbedding
+
+        ids = self._grid_ids(positions, "Llama4VisionRotaryEmbedding").numpy()
+        cls = (ids[0] == -1) & (ids[1] == -1)
+        if ids.size and (ids[:, ~cls].min(initial=0) < 0):
+            msg = "Llama4VisionRotaryEmbedding has rows for patches (r, c) >= 0 and the cls token (-1, -1)"
+            raise Unsupported(msg)
+        side = int(ids.max(initial=0)) + 1  # the module's table covers a square side x side grid, then cls
+        _check_table(side * side + 1, head_dim, "torch", "Llama4VisionRotaryEmbedding")
+        config = Llama4VisionConfig(
+            hidden_size=head_dim,
+            num_attention_heads=1,
+            image_size=side,
+            patch_size=1,
+            rope_parameters={"rope_type": "default", "rope_theta": base},
+        )
+        module = Llama4VisionRotaryEmbedding(config)
+        table = module(self.torch.empty(0))[:, 0, :]  # [side**2 + 1, D/2] complex
+        rows = np.where(cls, side * side, ids[0] * side + ids[1])  # row-major patches, the cls row last
+        picked = table[self.torch.from_numpy(rows.reshape(-1))]
+        lead = ids.shape[1:]
+        # complex pair j rotates channels (2j, 2j + 1): the interleaved table repeats each value twice
+        cos = picked.real.repeat_interleave(2, dim=-1).reshape(*lead, head_dim)
+        return cos, picked.imag.repeat_interleave(2, dim=-1).reshape(*lead, head_dim)
+
+    def _sam2_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
+        from transformers import Sam2VideoConfig
+        from transformers.models.sam2_video.modeling_sam2_video import Sam2VideoVisionRotaryEmbedding
+
+        config = Sam2VideoConfig(
+            memory_attention_hidden_size=head_dim,
+            memory_attention_num_attention_heads=1,
+            memory_attention_downsample_rate=1,
+        )
+        config.rope_parameters = {"rope_type": "axial", "rope_theta": base}
+        ids = self._grid_ids(positions, "Sam2VideoVisionRotaryEmbedding")
+        lead = ids.shape[1:]
+        flat = ids.reshape(2, -1).flip(0).T  # precompute_positions' [N, 2] ids are (w, h)
+        cos, sin = Sam2VideoVisionRotaryEmbedding(config)(self.torch.empty(0), flat)
+        return cos.reshape(*lead, head_dim), sin.reshape(*lead, head_dim)
+
+    def _kimi_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
+        from transformers.models.kimi_k25.configuration_kimi_k25 import Kimi_K25VisionConfig
+        from transformers.models.kimi_k25.modeling_kimi_k25 import Kimi_K25VisionRotaryEmbedding
+
+        config = Kimi_K25VisionConfig(
+            hidden_size=head_dim,
+            num_attention_heads=1,
+            rope_parameters={"rope_type": "axial", "rope_theta": base},
+        )
+        ids = self._grid_ids(positions, "Kimi_K25VisionRotaryEmbedding")
+        lead = ids.shape[1:]
+        flat = ids.reshape(2, -1).T  # get_vision_position_ids' [N, 2] (h, w) ids
+        cos, sin = Kimi_K25VisionRotaryEmbedding(config)(self.torch.empty(0), flat)
+        return cos.reshape(*lead, head_dim), sin.reshape(*lead, head_dim)
+
+    def rope_2d_cos_sin(
+        self, positions: Any, head_dim: int, *, base: float, convention: str, dtype: str
+    ) -> tuple[Any, Any]:
+        _float32_only(dtype, "the HF vision rotary embeddings")
+        build = {
+            "pixtral": self._pixtral_cos_sin,
+            "gemma4_vision": self._gemma4_cos_sin,
+            "dinov3": self._dinov3_cos_sin,
+            "llama4_vision": self._llama4_cos_sin,
+            "sam2": self._sam2_cos_sin,
+            "kimi_k25": self._kimi_cos_sin,
+        }.get(convention)
+        if build is None:
+            msg = f"no HF vision rotary embedding is mapped for convention {convention!r}"
+            raise Unsupported(msg)
+        with self.torch.no_grad():
+            return build(np.asarray(positions, dtype=np.float64), head_dim, float(base))
 
 
 def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:

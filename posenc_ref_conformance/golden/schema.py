@@ -421,6 +421,12 @@ MEANINGS: dict[str, str] = {
     "col_table": "Table of patch columns",
     "row_col_embedding.rows": "Row index of each patch",
     "cols": "Column index of each patch",
+    "rope_2d_cos_sin.positions": "Row (y) then column (x) of each token: patch indices, or DINOv3's "
+    "patch-centre coordinates in [-1, 1]",
+    "rope_2d_cos_sin.head_dim": "Channels per head D, a multiple of 4 (D/4 pairs per axis)",
+    "rope_2d_cos_sin.base": "rope_theta of the vision tower",
+    "rope_2d_cos_sin.convention": "Which vision encoder's frequencies and channel layout: one of "
+    "ROPE_2D_CONVENTIONS (pixtral, gemma4_vision, dinov3)",
     # outputs
     "grid_resize.resized": "The resized table",
     "patch_grid_resize.resized": "The prefix rows, then the resized patch grid, row-major",
@@ -436,6 +442,8 @@ MEANINGS: dict[str, str] = {
     "alibi_bias_from_mask.bias": "Bias per head and key (one row, the same for every query)",
     "t5_bias.bias": "table[bucket(k - q), h] per head, query and key",
     "sandwich_bias.bias": "Sandwich bias per head, query and key",
+    "rope_2d_cos_sin.cos": "cos table [..., L, head_dim] in the family's channel layout",
+    "rope_2d_cos_sin.sin": "sin table [..., L, head_dim] in the family's channel layout",
     "kerple_bias.bias": "KERPLE bias per head, query and key",
     "shaw_table_rows.rows": "Rows of the relative-position table",
     "logits": "Relative logits q_i . w[idx_ij] (+ k_j . w[idx_ij])",

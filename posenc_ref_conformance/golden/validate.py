@@ -94,6 +94,7 @@ MAX_TOLERANCES: dict[str, dict[str, tuple[float | None, float, int]]] = {
     "rope_from_base": {"float64": (None, 0.0, 64), "float32": (None, 0.0, 64)},
     "xpos_scale": {"float64": (0.0, _P**-41, 64), "float32": (0.0, _P**-12, 64)},
     "mrope_angles": {"float64": (0.0, _P**-47, 64), "float32": (0.0, _P**-18, 64)},
+    "rope_2d_cos_sin": {"float64": (_P**-42, _P**-47, 64), "float32": (_P**-13, _P**-18, 64)},
     "t5_bias": {"float64": (0.0, 0.0, 0), "float32": (0.0, 0.0, 0)},
     "alibi_slopes": {"float64": (0.0, _P**-42, 64), "float32": (0.0, _P**-13, 64)},
     "alibi_bias": {"float64": (_P**-34, _P**-48, 32), "float32": (_P**-5, _P**-18, 64)},

@@ -13,6 +13,7 @@ structure; token positions under padding; grid resizing (same size is the identi
 constants stay, bilinear with aligned corners is exact on planes).
 structure; token positions under padding; DETR's sine under padding and per axis, the coordinate
 sinusoid's y-first blocks, the 2-D sincos table's per-axis structure.
+structure; token positions under padding; 2-D RoPE's shift structure per axis.
 Results are ``CaseResult`` rows with ids ``invariant/<scheme>/<name>[/<variant>]``.
 The framework is :mod:`.core`; one module per family registers its checks.
 """
@@ -27,6 +28,7 @@ from . import (  # noqa: F401 - registration
     nope,
     relative,
     rope,
+    rope_2d,
     sinusoidal,
     t5,
     vision_features,

@@ -13,7 +13,8 @@ family modules, in this order, which declares the canonical functions
 
 from __future__ import annotations
 
-from . import absolute, rope, rope_tables, rope_base, rope_positions, t5, alibi, shaw, bias, kernel_bias  # noqa: F401 - registration, in canonical order  # isort: skip
+from . import absolute, rope, rope_tables, rope_base, rope_positions, rope_2d  # noqa: F401 - registration, in canonical order  # isort: skip
+from . import t5, alibi, shaw, bias, kernel_bias  # noqa: F401 - registration, in canonical order  # isort: skip
 from . import window_bias  # noqa: F401 - registration, after kernel_bias  # isort: skip
 from . import grid_resize  # noqa: F401 - registration, after the bias families  # isort: skip
 from . import vision_sine  # noqa: F401 - registration, after the canonical families  # isort: skip
