@@ -2,11 +2,8 @@ r"""Random Fourier features of 2-D coordinates (SAM, SAM 2, EdgeTAM, SAM-HQ, SAM
 
 Tancik et al. (2020) map a low-dimensional coordinate through a fixed random
 Gaussian matrix ``G`` and take the sine and cosine of the result.  SAM's prompt
-encoder and its image-wide positional grid use that map for 2-D points:
-
-.. math::
-    c' = 2 c - 1, \qquad z = 2\pi\, c' G, \qquad \mathrm{pe} = [\sin z \,|\, \cos z],
-
+encoder and its image-wide positional grid use that map for 2-D points,
+:math:`c' = 2 c - 1`, :math:`z = 2\pi\, c' G`, :math:`\mathrm{pe} = [\sin z \,|\, \cos z]`,
 with ``c`` the point normalised to ``[0, 1]^2`` (x first).  The matrix ``G``
 (``[2, F]``, ``scale * randn``) is the model's buffer or parameter, so it is an
 input here, never drawn.

@@ -111,7 +111,9 @@ def recount(rows: Iterable[dict[str, str]], available: set[str]) -> tuple[Counte
             continue
         default = [p for p in schemes if p[2] != "n/a"]
         open_ = [p for p in default if p[2] != "yes" and not covered_now(*p[:2], available)]
-        if not open_:
+        if len(open_) == sum(p[2] != "yes" for p in default):
+            after[row["family"]] = before  # nothing newly covered: the census's own verdict stands
+        elif not open_:
             after[row["family"]] = "yes"
         elif len(open_) < len(default) or any(p[2] == "partial" for p in open_):
             after[row["family"]] = "partial"
