@@ -188,6 +188,7 @@ classified as that convention in ``docs/matrix/classification.json``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -259,6 +260,8 @@ class TransformersAdapter(Adapter):
 
     name = "transformers"
     #: Which HF implementation serves a family that has several (variants override these).
+    #: The source attributes a variant (:func:`_variant`) overrides; none for the default.
+    overrides: tuple[str, ...] = ()
     alibi_source = "bloom"
     fairseq_source = "speech2text"
     interleaved_source = "cohere"
@@ -929,6 +932,14 @@ class TransformersAdapter(Adapter):
     def window_bias(self, table: Any, window_size: list[int], *, cls_token: bool) -> Any:
         table, window = np.asarray(table), tuple(window_size)
         heads = table.shape[-1] if table.ndim == 2 else 1
+        # a variant serves its own family's layout only: Swin's copies have no cls token, BEiT's
+        # copies always have one (the other layout would be the default column's code again)
+        if cls_token and "window_source" in self.overrides:
+            msg = f"{self.window_source}'s window bias has no cls token"
+            raise Unsupported(msg)
+        if not cls_token and "cls_source" in self.overrides:
+            msg = f"{self.cls_source}'s window bias always has a cls token"
+            raise Unsupported(msg)
         if cls_token:
             return self._cls_window_bias(table, window, heads)
         if self.window_source == "swin":
@@ -1765,9 +1776,34 @@ class TransformersAdapter(Adapter):
             return build(np.asarray(positions, dtype=np.float64), head_dim, float(base))
 
 
+#: Each source attribute a variant overrides -> the canonical functions that read it.  A variant
+#: declares only those: its column is that family's own code, and everything else (Llama's RoPE,
+#: BLOOM's ALiBi, ...) stays in the default column instead of being counted again under the family.
+_SOURCE_FUNCTIONS = {
+    "alibi_source": ("alibi_slopes", "alibi_bias", "alibi_bias_from_heads"),
+    "fairseq_source": ("sinusoidal",),
+    "interleaved_source": ("rope_cos_sin", "apply_rope", "rope", "rope_from_base", "rope_heads"),
+    "window_source": ("window_bias",),
+    "cls_source": ("window_bias",),
+    "swinv2_source": ("swinv2_log_coords",),
+    "decomposed_source": ("decomposed_rel_pos",),
+    "detr_sine_source": ("detr_sine_2d",),
+}
+
+
 def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
-    """A subclass that takes one family from another HF implementation."""
-    attributes = {"__doc__": doc, "__module__": __name__, "name": f"transformers:{name}", **sources}
+    """A subclass that takes one family from another HF implementation, declaring only the
+    functions that family's code serves (:data:`_SOURCE_FUNCTIONS`)."""
+    functions = tuple(dict.fromkeys(f for source in sources for f in _SOURCE_FUNCTIONS[source]))
+    capabilities = dataclasses.replace(TransformersAdapter.capabilities, functions=functions)
+    attributes = {
+        "__doc__": doc,
+        "__module__": __name__,
+        "name": f"transformers:{name}",
+        "capabilities": capabilities,
+        "overrides": tuple(sources),
+        **sources,
+    }
     return type(f"Transformers_{name}", (TransformersAdapter,), attributes)
 
 
