@@ -116,8 +116,10 @@ def fourier_features(coords: Any, gaussian: Any, /, *, input_shape: Any = None, 
     Notes
     -----
     .. math::
-        c_x = \frac{x + o}{W}, \quad c_y = \frac{y + o}{H}, \qquad
-        z_f = 2\pi\bigl((2c_x - 1) G_{0f} + (2c_y - 1) G_{1f}\bigr), \qquad
+        c_x = \frac{x + o}{W}, \quad c_y = \frac{y + o}{H},
+
+        z_f = 2\pi\bigl((2c_x - 1) G_{0f} + (2c_y - 1) G_{1f}\bigr),
+
         \mathrm{pe} = [\sin z_0, \dots, \sin z_{F-1}, \cos z_0, \dots, \cos z_{F-1}]
 
     Matches ``SamPositionalEmbedding.forward``

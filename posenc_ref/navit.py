@@ -110,7 +110,8 @@ def navit_position_ids(
 
     .. math::
         s = \mathrm{fl}(1/h), \quad c_i = \min\bigl(\mathrm{fl}(i\,s),\ \mathrm{fl}(1 - 10^{-6})\bigr),
-        \quad b_k = \mathrm{fl}\bigl(\mathrm{fl}_{64}(1/N + k\,\mathrm{fl}_{64}(1/N))\bigr),
+
+        b_k = \mathrm{fl}\bigl(\mathrm{fl}_{64}(1/N + k\,\mathrm{fl}_{64}(1/N))\bigr),
         \quad \mathrm{bucket}(i) = \#\{k : b_k \le c_i\}
 
     (``torch.bucketize(..., right=True)``), with ``fl`` rounding to float32.

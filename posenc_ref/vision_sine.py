@@ -163,7 +163,8 @@ def detr_sine_2d(
 
     .. math::
         e_{b,\,2k,\,i,j} = \sin(\hat y\,\omega_k),\quad
-        e_{b,\,2k+1,\,i,j} = \cos(\hat y\,\omega_k),\quad
+        e_{b,\,2k+1,\,i,j} = \cos(\hat y\,\omega_k),
+
         e_{b,\,F+2k,\,i,j} = \sin(\hat x\,\omega_k),\quad
         e_{b,\,F+2k+1,\,i,j} = \cos(\hat x\,\omega_k)
 

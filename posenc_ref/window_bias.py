@@ -134,7 +134,8 @@ def window_bias(table: Any, /, window_size: Any, *, cls_token: bool = False) -> 
     -----
     .. math::
         \mathrm{idx}(a, b) = (h_a - h_b + W_h - 1)(2W_w - 1) + (w_a - w_b + W_w - 1),
-        \qquad \mathrm{bias}[h, a, b] = B[\mathrm{idx}(a, b), h]
+
+        \mathrm{bias}[h, a, b] = B[\mathrm{idx}(a, b), h]
 
     With ``cls_token`` row and column 0 are the cls token: ``idx(cls, b) = R``,
     ``idx(a, cls) = R + 1``, ``idx(cls, cls) = R + 2``, ``R = (2W_h - 1)(2W_w - 1)``.

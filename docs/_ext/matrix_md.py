@@ -57,20 +57,26 @@ def _declared(declared: dict[str, Any]) -> str:
 
 
 def _summary(matrix: dict[str, Any]) -> list[str]:
+    """Two tables of one row per implementation (one would be wider than the page): the verdict
+    and counts, then the versions and what the adapter declares."""
     lines = [
-        "| implementation | versions | verdict | pass | fail | beyond precision | skip | declared |",
-        "|---|---|---|---|---|---|---|---|",
+        "| implementation | verdict | pass | fail | beyond precision | skip |",
+        "|---|---|---|---|---|---|",
     ]
     for column in matrix["columns"]:
         c = column["counts"]
         lines.append(
-            f"| {md_literal(column['id'], in_table=True)} | {md_escape(library_versions(column['adapter']))} "
-            f"| {column['verdict']} "
-            f"| {c['pass']} | {c['fail']} | {c['beyond-precision']} | {c['skip']} "
-            f"| {_declared(column.get('declared', {}))} |"
+            f"| {md_literal(column['id'], in_table=True)} | {column['verdict']} "
+            f"| {c['pass']} | {c['fail']} | {c['beyond-precision']} | {c['skip']} |"
         )
     for spec, reason in sorted(matrix.get("unavailable", {}).items()):
-        lines.append(f"| {md_literal(spec, in_table=True)} | not measured: {md_escape(reason)} | | | | | | |")
+        lines.append(f"| {md_literal(spec, in_table=True)} | not measured: {md_escape(reason)} | | | | |")
+    lines += ["", "| implementation | versions | declared |", "|---|---|---|"]
+    for column in matrix["columns"]:
+        lines.append(
+            f"| {md_literal(column['id'], in_table=True)} | {md_escape(library_versions(column['adapter']))} "
+            f"| {_declared(column.get('declared', {}))} |"
+        )
     return lines
 
 
