@@ -169,3 +169,51 @@ def test_grid_resize_out_of_reach(adapter, case_id, why):
     assert (
         verdict(adapter, "patch_grid_resize/vit/cls-4x4-to-6x6", "float64").status == "skip"
     )  # float32 only
+
+
+@pytest.mark.parametrize(
+    ("case_id", "dtype"),
+    [
+        ("sincos_2d/rt_detr/3x5", "float32"),  # build_sincos2d_pos_embed(interleave_sin_cos=True)
+        ("sincos_2d/omdet_turbo/7x2", "float32"),  # reverse_coord=True: w-major rows, [w | h]
+        ("sincos_2d/rt_detr/block-offset", "float32"),  # rows of the grid arange(44) x arange(66)
+        ("sincos_2d/invalid/dim-6", "float32"),  # timm's assert dim % 4 == 0
+        ("rope_2d_cos_sin/sam2/grid-2x3", "float32"),  # build_rotary_pos_embed(grid_indexing="xy")
+        ("rope_2d_cos_sin/llama4_vision/grid-2x4-cls", "float32"),  # grid_offset 1: cls (-1, -1) at 0
+    ],
+)
+def test_vision_passes(adapter, case_id, dtype):
+    result = verdict(adapter, case_id, dtype)
+    assert result.status == "pass", result.detail
+
+
+@pytest.mark.parametrize(
+    ("case_id", "why"),
+    [
+        ("sincos_2d/vit_mae/2x6", "no 'vit_mae' layout"),
+        ("sincos_2d/rt_detr/cls", "no cls row"),
+        ("rope_2d_cos_sin/pixtral/grid-2x3", "same on both axes"),
+        ("rope_2d_cos_sin/gemma4_vision/grid-2x3", "a half per axis"),
+        ("rope_2d_cos_sin/kimi_k25/grid-2x3", "side by side"),
+        ("rope_2d_cos_sin/dinov3/centres-2x4", "takes a grid shape, not coordinates"),
+    ],
+)
+def test_vision_out_of_reach(adapter, case_id, why):
+    result = verdict(adapter, case_id)
+    assert result.status == "skip" and why in result.detail, result.detail
+    assert verdict(adapter, "sincos_2d/rt_detr/3x5", "float64").status == "skip"  # float32 only
+
+
+def test_sincos_2d_on_its_grid_is_timms_table(adapter):
+    """On arange(H) x arange(W) the row pick is the identity: the table is timm's own."""
+    table = adapter.sincos_2d(
+        np.arange(3),
+        np.arange(5),
+        8,
+        temperature=100.0,
+        convention="rt_detr",
+        cls_token=False,
+        dtype="float32",
+    )
+    expected = LIB.build_sincos2d_pos_embed([3, 5], dim=8, temperature=100.0, interleave_sin_cos=True)
+    np.testing.assert_array_equal(as_numpy(table), expected.numpy())

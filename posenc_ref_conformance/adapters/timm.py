@@ -64,12 +64,36 @@ Grid resize (``timm.layers.pos_embed``, loaded as ``pos_embed_sincos`` is):
 * ``grid_resize`` (2-D, ``align_corners=False``): ``resample_abs_pos_embed_nhwc(posemb
   [1, n, m, D], new_size, interpolation, antialias)``.  Neither takes a ``scale_factor``.
 
-Not mapped (no canonical call yet): the 2-D and N-D grids of every function above (axial
-RoPE over ``(h, w)``, ``build_sincos2d_pos_embed`` on an image grid), ``pixel_freq_bands``
-(Perceiver's linear bands in ``[1, max_freq/2] * pi``) and pixel / centered grids,
-RoPE-Mixed's learnt, randomly rotated 2-D frequencies (``init_random_2d_freqs``),
-``RotaryEmbeddingDinoV3`` (normalised coordinates and periods) and ``RotaryEmbeddingMRope``.
-A canonical 2-D sin-cos call is being added by another issue.
+Vision (2-D grids):
+
+* ``sincos_2d`` (``rt_detr``, ``omdet_turbo``): ``build_sincos2d_pos_embed([H, W], dim,
+  temperature, interleave_sin_cos=True)``, whose rows are h-major ``[sin h | cos h | sin w |
+  cos w]`` (its default, ``interleave_sin_cos=False``, is ``[sin h | sin w | cos h | cos w]``,
+  no canonical convention); ``reverse_coord=True`` stacks W, H: w-major rows ``[w | h]``,
+  OmDet-Turbo's.  The grid is ``arange(max + 1)`` per axis (timm has no offset), rows picked
+  by ``apply_keep_indices_nlc``, so non-negative positions only.  ``vit_mae`` (``[w | h]``
+  over h-major rows) and the cls row are not computed by timm: ``Unsupported``.  Bands
+  (``freq_bands(D/4, step=1)``: ``T**(-k/(D/4))``) and grid are float32, cast at the end:
+  float32 only.  ``dim % 4`` is checked by an ``assert`` (``AssertionError``).
+* ``rope_2d_cos_sin``: ``sam2`` -> ``build_rotary_pos_embed([H, W], dim=D,
+  temperature=base, in_pixels=False, grid_indexing="xy", rotate_half=False)``: bands
+  ``base**(-4k/D)`` on both axes, channels ``[x | y]`` each on one interleaved pair;
+  ``llama4_vision`` the same with ``grid_offset`` 1 (Llama 4's ``idx + 1``; its cls
+  ``(-1, -1)`` lands on angle 0).  The grid spans ``min .. max`` of both axes (one scalar
+  ``grid_offset``), rows ``(y - min) W + (x - min)`` by ``apply_keep_indices_nlc``; integer
+  positions (or floats holding them).  ``dinov3``: not mapped, ``RotaryEmbeddingDinoV3``'s
+  public ``get_embed`` builds its own patch-centre grid from a shape and its coordinate step
+  is private (``docs/matrix/repro/timm_dinov3_rope_base.py`` shows its unchecked
+  ``temperature`` through the public API).  All float32 (bands, periods, grid and product),
+  float32 only.  Not computed by timm: ``pixtral`` (timm's bands
+  are the same on both axes), ``gemma4_vision`` (one ``[y | x]`` block, not a half per
+  axis), ``kimi_k25`` (x, y slots side by side); RoPE-Mixed's frequencies are randomly
+  rotated per head (``init_random_2d_freqs(rotate=True)``), no fixed layout.
+
+Not mapped (no canonical call yet): the N-D grids of the 1-D functions above (axial RoPE
+over ``(h, w)`` with per-position inputs), ``pixel_freq_bands`` (Perceiver's linear bands
+in ``[1, max_freq/2] * pi``) and pixel / centered grids of ``build_rotary_pos_embed``,
+RoPE-Mixed's learnt 2-D frequencies and ``RotaryEmbeddingMRope``.
 
 Glue (format only): NumPy <-> torch; ``inv_freq`` given to timm as ``bands`` in the run's
 dtype; ``positions - min`` as ``keep_indices``; reshapes of leading axes; the
@@ -202,6 +226,8 @@ class TimmAdapter(Adapter):
             "sinusoidal",
             "grid_resize",
             "patch_grid_resize",
+            "sincos_2d",
+            "rope_2d_cos_sin",
         ),
         # bands built by timm are float32 whatever the output dtype; given bands keep the run's dtype;
         # resample_abs_pos_embed(_nhwc) resize in float32 (posemb.float()) and cast back
@@ -212,6 +238,10 @@ class TimmAdapter(Adapter):
             "sinusoidal": ["float32"],
             "grid_resize": ["float32"],
             "patch_grid_resize": ["float32"],
+            # build_sincos2d_pos_embed: float32 bands and grid, cast to the output dtype at the end;
+            # build_rotary_pos_embed / RotaryEmbeddingDinoV3: float32 bands (periods), grid and product
+            "sincos_2d": ["float32"],
+            "rope_2d_cos_sin": ["float32"],
         },
         phase="product",  # float32 grid (exact below 2**24) times the bands, in the bands' dtype
         head_layouts=("bhsd",),  # timm's attention: q, k [B, H, N, D], rope rows [B, 1, N, 2 D]
@@ -224,6 +254,8 @@ class TimmAdapter(Adapter):
             "rope_from_base": ["RuntimeError"],
             "grid_resize": ["RuntimeError"],
             "patch_grid_resize": ["RuntimeError", "IndexError"],
+            # build_sincos2d_pos_embed: assert dim % 4 == 0
+            "sincos_2d": ["AssertionError"],
         },
         notes={
             "rope_frequencies": "freq_bands(dim, temperature=base, step=2), float32; default scaling only",
@@ -241,6 +273,11 @@ class TimmAdapter(Adapter):
             "antialias): 2-D, align_corners=False, size= only, float32",
             "patch_grid_resize": "resample_abs_pos_embed(table [1, P + n m, D], new_size, old_size, "
             "num_prefix_tokens, interpolation, antialias, align_corners), float32",
+            "sincos_2d": "build_sincos2d_pos_embed([H, W], dim, temperature, interleave_sin_cos=True"
+            "[, reverse_coord=True for omdet_turbo]), rows by apply_keep_indices_nlc; rt_detr and "
+            "omdet_turbo, no cls row, non-negative positions, float32",
+            "rope_2d_cos_sin": "sam2 / llama4_vision: build_rotary_pos_embed([H, W], dim, temperature, "
+            "in_pixels=False, grid_indexing='xy', grid_offset (+1 for llama4_vision)); float32",
         },
     )
 
@@ -486,6 +523,108 @@ class TimmAdapter(Adapter):
             align_corners=align,
         )
         return out.reshape(*table.shape[:-2], *out.shape[-2:])
+
+    # --- vision: 2-D sin-cos tables and 2-D RoPE ---------------------------------------------------
+
+    def _grid_rows(self, table: Any, index: np.ndarray) -> Any:
+        """Rows ``index`` of a ``[N, C]`` grid table, by ``apply_keep_indices_nlc`` (EVA's row pick)."""
+        return self._keep(table, index.reshape(-1)).reshape(*index.shape, table.shape[-1])
+
+    def sincos_2d(
+        self,
+        h_positions: Any,
+        w_positions: Any,
+        dim: int,
+        *,
+        temperature: float,
+        convention: str,
+        cls_token: bool,
+        dtype: str,
+    ) -> Any:
+        if convention not in ("rt_detr", "omdet_turbo"):
+            msg = (
+                f"build_sincos2d_pos_embed has no {convention!r} layout: its rows follow the grid "
+                "axes ([h | w] h-major, or with reverse_coord [w | h] w-major), never [w | h] h-major"
+            )
+            raise Unsupported(msg)
+        if cls_token:
+            msg = "build_sincos2d_pos_embed has no cls row"
+            raise Unsupported(msg)
+        h, w = np.asarray(h_positions), np.asarray(w_positions)
+        if not (np.issubdtype(h.dtype, np.integer) and np.issubdtype(w.dtype, np.integer)):
+            msg = "timm takes a grid shape; the positions arrays are the adapter's format"
+            raise Unsupported(msg)
+        if h.ndim != 1 or w.ndim != 1 or (h.size and h.min() < 0) or (w.size and w.min() < 0):
+            msg = "build_sincos2d_pos_embed builds the grid arange(H) x arange(W) (no offset)"
+            raise Unsupported(msg)
+        rows, cols = int(h.max()) + 1 if h.size else 1, int(w.max()) + 1 if w.size else 1
+        if rows * cols * max(int(dim), 1) > _MAX_TABLE:
+            msg = f"build_sincos2d_pos_embed builds the whole {rows} x {cols} grid: too large"
+            raise Unsupported(msg)
+        reverse = convention == "omdet_turbo"  # stack W, H: w-major rows, [w | h]
+        table = self.lib.build_sincos2d_pos_embed(
+            [rows, cols],
+            dim=dim,
+            temperature=float(temperature),
+            reverse_coord=reverse,
+            interleave_sin_cos=True,  # per axis [sin | cos] (its default is [sin h | sin w | cos h | cos w])
+            dtype=getattr(self.torch, dtype),
+        )
+        if reverse:  # the grid's row j rows + i is (h_i, w_j)
+            index = w[:, None] * rows + h[None, :]
+        else:
+            index = h[:, None] * cols + w[None, :]
+        return self._grid_rows(table, index.reshape(-1).astype(np.int64))
+
+    def rope_2d_cos_sin(
+        self, positions: Any, head_dim: int, *, base: float, convention: str, dtype: str
+    ) -> tuple[Any, Any]:
+        if convention == "dinov3":
+            return self._dinov3(positions, head_dim, base, dtype)
+        if convention not in ("sam2", "llama4_vision"):
+            msg = {
+                "pixtral": "timm's axial bands are the same on both axes (Pixtral: even and odd slots)",
+                "gemma4_vision": "timm lays its axes out as one [y | x] block (Gemma 4: a half per axis)",
+                "kimi_k25": "timm keeps each axis in its own block (Kimi-K2.5: x, y slots side by side)",
+            }.get(convention, f"timm has no {convention!r} 2-D RoPE")
+            raise Unsupported(msg)
+        pos = np.asarray(positions)
+        if pos.ndim < 2 or pos.shape[0] != 2:
+            msg = "timm builds its 2-D RoPE over a grid shape; positions must be [2, ..., L]"
+            raise Unsupported(msg)
+        if not np.issubdtype(pos.dtype, np.integer):
+            if not np.all(np.isfinite(pos)) or not np.all(pos == np.round(pos)):
+                msg = "build_rotary_pos_embed takes an index grid: integer positions only"
+                raise Unsupported(msg)
+            pos = pos.astype(np.int64)  # floats holding patch indices: the same indices
+        low = int(pos.min()) if pos.size else 0
+        rows, cols = int(pos[0].max()) - low + 1, int(pos[1].max()) - low + 1
+        if rows * cols * 2 * max(int(head_dim), 1) > _MAX_TABLE:
+            msg = f"timm builds the whole {rows} x {cols} grid: positions too far apart"
+            raise Unsupported(msg)
+        # grid_indexing='xy': channels [x | y] over the (H, W) grid, each band on one interleaved pair;
+        # Llama 4's idx + 1 is timm's grid_offset
+        sin, cos = self.lib.build_rotary_pos_embed(
+            [rows, cols],
+            dim=head_dim,
+            temperature=float(base),
+            in_pixels=False,
+            grid_offset=float(low + (convention == "llama4_vision")),
+            grid_indexing="xy",
+            rotate_half=False,
+            dtype=getattr(self.torch, dtype),
+        )
+        index = (pos[0] - low) * cols + (pos[1] - low)  # row i W + j of the grid holds (y, x)
+        return self._grid_rows(cos, index), self._grid_rows(sin, index)
+
+    def _dinov3(self, positions: Any, head_dim: int, base: float, dtype: str) -> tuple[Any, Any]:
+        """``RotaryEmbeddingDinoV3`` builds its own patch-centre grid from a shape (``get_embed``);
+        its public API takes no coordinates, and its coordinate step is private."""
+        msg = (
+            "RotaryEmbeddingDinoV3 takes a grid shape, not coordinates (its coordinate step, "
+            "_get_pos_embed_from_coords, is private)"
+        )
+        raise Unsupported(msg)
 
 
 class TimmMixedAdapter(TimmAdapter):

@@ -108,7 +108,7 @@ Coverage, canonical function -> transformers code path (read at 5.24):
 
 * ``fourier_features``: ``SamPositionalEmbedding.forward`` (input_shape
   ``[1, 1]`` is its ``input_shape=None``); ``offset=0.5`` is
-  ``SamPromptEncoder._embed_points`` (labels 1, ``point_embed[1]`` zeroed) on
+  ``SamPromptEncoder.forward`` (labels 1, ``point_embed[1]`` zeroed, its padding point dropped) on
   its square ``image_size``.  ``fourier_grid``:
   ``SamModel.get_image_wide_positional_embeddings`` (square) or SAM 2's
   (non-square), called on a namespace holding the embedding.
@@ -120,7 +120,7 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   (its flat ids of the real patches put back into the padded layout).
 * ``bbox_embedding``: ``sum`` ``LayoutLMEmbeddings.forward`` (word, position
   and token-type tables zeroed, LayerNorm replaced by the identity);
-  ``concat`` ``LayoutLMv2Embeddings._calc_spatial_position_embeddings``,
+  ``concat`` without the clip: LayoutLMv2's, in a private method only (not mapped),
   with ``clip_shape`` ``LayoutLMv3TextEmbeddings.calculate_spatial_position_embeddings``.
 * ``row_col_embedding``: ``sum`` ``Pix2StructVisionEmbeddings.forward`` (zero
   patch projection; rows and columns in channels 0 and 1 as floats);
@@ -368,7 +368,7 @@ class TransformersAdapter(Adapter):
             "DeformableDetrModel.get_proposal_pos_embed",
             "sincos_2d": "rt_detr.build_2d_sinusoidal_position_embedding, OmDet-Turbo's "
             "build_2d_sincos_position_embedding, ViTMAEEmbeddings.initialize_weights",
-            "fourier_features": "SamPositionalEmbedding.forward; offset 0.5: SamPromptEncoder._embed_points",
+            "fourier_features": "SamPositionalEmbedding.forward; offset 0.5: SamPromptEncoder.forward",
             "fourier_grid": "SamModel (square) / Sam2Model (non-square) get_image_wide_positional_embeddings",
             "navit_position_ids": "Idefics2VisionEmbeddings (identity table); MiniCPM-V vision_utils",
             "bbox_embedding": "LayoutLMEmbeddings (sum), LayoutLMv2 / LayoutLMv3 (clip) spatial embeddings",
@@ -1400,7 +1400,9 @@ class TransformersAdapter(Adapter):
                 encoder.shared_embedding = self._sam_embedding(g)
                 encoder.point_embed[1].weight.zero_()  # label 1 adds point_embed[1]: zero, an exact no-op
                 labels = torch.ones(points.shape[:3], dtype=torch.long)
-                out = encoder._embed_points(points, labels, pad=False)
+                # the public forward; without boxes it appends one padding point, dropped here
+                sparse, _ = encoder(points, labels, None, None)
+                out = sparse[:, :, :-1]
             else:
                 msg = f"SAM shifts by 0.5 only in its square prompt encoder; got {offset=}, shape {shape}"
                 raise Unsupported(msg)
@@ -1552,13 +1554,9 @@ class TransformersAdapter(Adapter):
                 )
 
                 method = "calculate_spatial_position_embeddings"
-            else:
-                from transformers import LayoutLMv2Config as Config
-                from transformers.models.layoutlmv2.modeling_layoutlmv2 import (
-                    LayoutLMv2Embeddings as Embeddings,
-                )
-
-                method = "_calc_spatial_position_embeddings"
+            else:  # LayoutLMv2 concatenates in _calc_spatial_position_embeddings, a private method only
+                msg = "LayoutLMv2's unclipped concatenation is reachable only through a private method"
+                raise Unsupported(msg)
             coordinate, shape = tables[0].shape[1], tables[2].shape[1]
             config = Config(
                 vocab_size=1,
