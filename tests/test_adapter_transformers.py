@@ -498,3 +498,123 @@ def test_rope_2d_maps_each_vision_tower() -> None:
     }
     assert {rid: statuses.get(rid) for rid in expected} == expected
     assert not [r.result_id for r in report.results if r.status == "fail"]
+
+
+# --- vision sine: each family's own copy ------------------------------------------------------------
+
+#: variant -> (its declared functions, the attribute each reads from its modeling module, a case it passes)
+VISION_COPIES = {
+    "conditional_detr": (
+        ["detr_sine_2d"],
+        "ConditionalDetrSinePositionEmbedding",
+        "detr_sine_2d/detr/padded-batch[float32]",
+    ),
+    "table_transformer": (
+        ["detr_sine_2d"],
+        "TableTransformerSinePositionEmbedding",
+        "detr_sine_2d/detr/padded-batch[float32]",
+    ),
+    "maskformer": (
+        ["detr_sine_2d"],
+        "MaskFormerSinePositionEmbedding",
+        "detr_sine_2d/detr/padded-batch[float32]",
+    ),
+    "mask2former": (
+        ["detr_sine_2d"],
+        "Mask2FormerSinePositionEmbedding",
+        "detr_sine_2d/detr/padded-batch[float32]",
+    ),
+    "oneformer": (
+        ["detr_sine_2d"],
+        "OneFormerSinePositionEmbedding",
+        "detr_sine_2d/detr/padded-batch[float32]",
+    ),
+    "sam2": (["detr_sine_2d"], "Sam2SinePositionEmbedding", "detr_sine_2d/detr/padded-batch[float32]"),
+    "edgetam": (["detr_sine_2d"], "EdgeTamSinePositionEmbedding", "detr_sine_2d/detr/padded-batch[float32]"),
+    "sam3": (["detr_sine_2d"], "Sam3SinePositionEmbedding", "detr_sine_2d/detr/padded-batch[float32]"),
+    "sam3_lite_text": (
+        ["detr_sine_2d"],
+        "Sam3LiteTextSinePositionEmbedding",
+        "detr_sine_2d/detr/padded-batch[float32]",
+    ),
+    **{
+        name: (["detr_sine_2d"], cls, "detr_sine_2d/detr/padded-batch[float32]")
+        for name, cls in (
+            ("sam2_video", "Sam2VideoPositionEmbeddingSine"),
+            ("edgetam_video", "EdgeTamVideoPositionEmbeddingSine"),
+            ("sam3_tracker_video", "Sam3TrackerVideoPositionEmbeddingSine"),
+        )
+    },
+    "grounding_dino": (
+        ["detr_sine_2d", "detr_coord_sine"],
+        "encode_sinusoidal_position_embedding",
+        "detr_coord_sine/conditional/boxes-batched[float32]",
+    ),
+    "mm_grounding_dino": (
+        ["detr_sine_2d", "detr_coord_sine"],
+        "MMGroundingDinoSinePositionEmbedding",
+        "detr_sine_2d/detr/padded-batch[float32]",
+    ),
+    "dab_detr": (
+        ["detr_sine_2d", "detr_coord_sine"],
+        "encode_sinusoidal_position_embedding",
+        "detr_coord_sine/conditional/boxes-batched[float32]",
+    ),
+    "lw_detr": (
+        ["detr_coord_sine"],
+        "encode_sinusoidal_position_embedding",
+        "detr_coord_sine/conditional/boxes-batched[float32]",
+    ),
+    "rf_detr": (
+        ["detr_coord_sine"],
+        "encode_sinusoidal_position_embedding",
+        "detr_coord_sine/conditional/boxes-batched[float32]",
+    ),
+    **{
+        name: (["sincos_2d"], "build_2d_sinusoidal_position_embedding", "sincos_2d/rt_detr/3x5[float64]")
+        for name in (
+            "rt_detr_v2",
+            "d_fine",
+            "deimv2",
+            "pp_doclayout_v2",
+            "pp_doclayout_v3",
+            "pp_doclayout_v4",
+            "aimv2",
+            "granite_docling",
+        )
+    },
+}
+
+
+def _perturbed(original):
+    """The HF function or module class, its output shifted by one: a divergence the check must see."""
+    if isinstance(original, type):
+        return type(
+            original.__name__,
+            (original,),
+            {"forward": lambda self, *a, **k: original.forward(self, *a, **k) + 1},
+        )
+    return lambda *args, **kwargs: original(*args, **kwargs) + 1
+
+
+@needs_transformers
+@pytest.mark.parametrize("variant", sorted(VISION_COPIES))
+def test_vision_sine_copies_agree(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each family's copy of DETR's sine, the coordinate sinusoid or the 2-D sincos: its functions pass
+    (no known failures), the rest of the column is the default's (skipped), and the column runs that
+    family's own code: shifting the copy's output turns its passes into failures."""
+    import importlib
+
+    functions, attribute, must_pass = VISION_COPIES[variant]
+    adapter = load_adapter(f"transformers:{variant}")
+    assert set(adapter.capabilities.functions or ()) == set(functions)
+    assert adapter.describe()["sources"] != load_adapter("transformers").describe()["sources"]
+    report = run(adapter, only=["vision_sine"], xfails=load_xfails(XFAILS))
+    assert not [r.result_id for r in report.results if r.status in ("fail", "xpass")]
+    passed = {r.result_id.partition("/")[0] for r in report.results if r.status == "pass"} - {"invariant"}
+    assert passed == set(functions)
+    assert _statuses(report)[must_pass] == "pass"
+    modeling = importlib.import_module(f"transformers.models.{variant}.modeling_{variant}")
+    monkeypatch.setattr(modeling, attribute, _perturbed(getattr(modeling, attribute)))
+    shifted = run(adapter, only=[must_pass.partition("/")[0]], xfails=load_xfails(XFAILS))
+    assert _statuses(shifted)[must_pass] == "fail"

@@ -66,13 +66,21 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   mask)`` (``detr``), ``DeformableDetrSinePositionEmbedding`` (``deformable_detr``);
   variants ``conditional_detr`` (its copy), ``dab_detr``
   (``DabDetrSinePositionEmbedding(config)(pixel_values, pixel_mask)``, separate
-  temperatures, float32) and ``grounding_dino`` (``GroundingDinoSinePositionEmbedding``,
-  float32).  In the model dtype, so float64 too.
+  temperatures, float32), ``grounding_dino`` / ``mm_grounding_dino`` (their
+  ``SinePositionEmbedding(config)``, float32) and ``table_transformer`` (the old
+  ``forward(pixel_values, pixel_mask)``, float32); ``maskformer``, ``mask2former``,
+  ``oneformer``, ``sam2`` (neck), ``edgetam``, ``sam3``, ``sam3_lite_text``, ``sam2_video``,
+  ``edgetam_video``, ``sam3_tracker_video`` (``PositionEmbeddingSine``): their verbatim
+  copies of DETR's class.  In the model dtype, so float64 too.  A copy's column
+  skips the Deformable DETR convention (only Deformable DETR's class has the offset).
 * ``detr_coord_sine``: ``conditional_detr.encode_sinusoidal_position_embedding``
-  (verbatim in DAB-DETR, Grounding DINO, LW-DETR, RF-DETR);
+  (variants ``dab_detr``, ``grounding_dino``, ``mm_grounding_dino``, ``lw_detr``,
+  ``rf_detr``: their verbatim copies);
   ``DeformableDetrModel.get_proposal_pos_embed`` (on a stand-in ``self`` holding
   only the config it reads).  Float32 (its ``dim_t`` is float32 for any input).
-* ``sincos_2d``: ``rt_detr.build_2d_sinusoidal_position_embedding`` (``rt_detr``),
+* ``sincos_2d``: ``rt_detr.build_2d_sinusoidal_position_embedding`` (``rt_detr``;
+  variants ``rt_detr_v2``, ``d_fine``, ``deimv2``, ``pp_doclayout_v2``/``v3``/``v4``,
+  ``aimv2``, ``granite_docling``: their verbatim copies),
   ``OmDetTurboHybridEncoder.build_2d_sincos_position_embedding(width, height, ...)``
   (``omdet_turbo``), ``ViTMAEEmbeddings.initialize_weights`` (``vit_mae``: square grids
   with the cls row, float32 parameter); grids ``arange(H) x arange(W)`` only.
@@ -189,6 +197,7 @@ classified as that convention in ``docs/matrix/classification.json``.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 from typing import Any
 
@@ -255,6 +264,25 @@ def _options(convention: str, options: dict[str, Any], fixed: tuple[str, ...], w
     return merged
 
 
+#: ``detr_sine_source`` -> the class name of that family's copy of DETR's sine
+#: (in ``transformers.models.<source>.modeling_<source>``).
+_DETR_SINE_CLASS = {
+    "detr": "DetrSinePositionEmbedding",
+    "conditional_detr": "ConditionalDetrSinePositionEmbedding",
+    "table_transformer": "TableTransformerSinePositionEmbedding",
+    "maskformer": "MaskFormerSinePositionEmbedding",
+    "mask2former": "Mask2FormerSinePositionEmbedding",
+    "oneformer": "OneFormerSinePositionEmbedding",
+    "sam2": "Sam2SinePositionEmbedding",
+    "edgetam": "EdgeTamSinePositionEmbedding",
+    "sam3": "Sam3SinePositionEmbedding",
+    "sam3_lite_text": "Sam3LiteTextSinePositionEmbedding",
+    "sam2_video": "Sam2VideoPositionEmbeddingSine",
+    "edgetam_video": "EdgeTamVideoPositionEmbeddingSine",
+    "sam3_tracker_video": "Sam3TrackerVideoPositionEmbeddingSine",
+}
+
+
 class TransformersAdapter(Adapter):
     """HF transformers' own RoPE, ALiBi, T5, sinusoidal, learned-offset and mask code (float32)."""
 
@@ -266,6 +294,8 @@ class TransformersAdapter(Adapter):
     fairseq_source = "speech2text"
     interleaved_source = "cohere"
     detr_sine_source = "detr"
+    coord_sine_source = "conditional_detr"
+    sincos_source = "rt_detr"
     capabilities = Capabilities(
         functions=None,  # the methods below; the rest of the protocol is not in HF
         # HF builds its tables in float32 even in a float64 model; apply_rope and learned follow x's dtype
@@ -363,11 +393,15 @@ class TransformersAdapter(Adapter):
             "(scale_factor), Timesformer (nearest), chosen by the case's options",
             "grid_resize": "SamVisionAttention.get_rel_pos (1-D linear to 2 s - 1 rows)",
             "detr_sine_2d": "DetrSinePositionEmbedding / DeformableDetrSinePositionEmbedding (variants: "
-            "Conditional DETR's, DAB-DETR's, Grounding DINO's)",
+            "the copies in Conditional DETR, DAB-DETR, Grounding DINO, MM-Grounding-DINO, Table Transformer, "
+            "MaskFormer, Mask2Former, OneFormer, SAM2, EdgeTAM, SAM3, SAM3-LiteText, and video SAM2, "
+            "EdgeTAM, SAM3-Tracker)",
             "detr_coord_sine": "conditional_detr.encode_sinusoidal_position_embedding, "
-            "DeformableDetrModel.get_proposal_pos_embed",
+            "DeformableDetrModel.get_proposal_pos_embed (variants: the copies in DAB-DETR, Grounding DINO, "
+            "MM-Grounding-DINO, LW-DETR, RF-DETR)",
             "sincos_2d": "rt_detr.build_2d_sinusoidal_position_embedding, OmDet-Turbo's "
-            "build_2d_sincos_position_embedding, ViTMAEEmbeddings.initialize_weights",
+            "build_2d_sincos_position_embedding, ViTMAEEmbeddings.initialize_weights (variants: the copies "
+            "in RT-DETR-v2, D-FINE, DEIMv2, PP-DocLayout-V2/V3/V4, AIMv2, Granite-Docling)",
             "fourier_features": "SamPositionalEmbedding.forward; offset 0.5: SamPromptEncoder.forward",
             "fourier_grid": "SamModel (square) / Sam2Model (non-square) get_image_wide_positional_embeddings",
             "navit_position_ids": "Idefics2VisionEmbeddings (identity table); MiniCPM-V vision_utils",
@@ -404,6 +438,8 @@ class TransformersAdapter(Adapter):
                 "swinv2": self.swinv2_source,
                 "decomposed": self.decomposed_source,
                 "detr_sine": self.detr_sine_source,
+                "coord_sine": self.coord_sine_source,
+                "sincos": self.sincos_source,
             },
         }
 
@@ -1108,8 +1144,6 @@ class TransformersAdapter(Adapter):
                 "clip": ("CLIPVisionConfig", "clip.modeling_clip", "CLIPVisionEmbeddings"),
                 "siglip": ("SiglipVisionConfig", "siglip.modeling_siglip", "SiglipVisionEmbeddings"),
             }[source]
-            import importlib
-
             cls = getattr(importlib.import_module(f"transformers.models.{module_path}"), name)
             module = cls(getattr(tf, config)(**kw))
         module = module.to(dtype)
@@ -1234,7 +1268,7 @@ class TransformersAdapter(Adapter):
         t_h = temperature if temperature_height is None else temperature_height
         t_w = temperature if temperature_width is None else temperature_width
         integral = float(t_h).is_integer() and float(t_w).is_integer()
-        if source in ("dab_detr", "grounding_dino") and not integral:
+        if source in ("dab_detr", "grounding_dino", "mm_grounding_dino") and not integral:
             msg = f"{source}'s config takes integer temperatures; got {t_h} and {t_w}"
             raise Unsupported(msg)
         if source == "dab_detr":
@@ -1258,35 +1292,37 @@ class TransformersAdapter(Adapter):
         if t_h != t_w:
             msg = f"{source}'s sine has one temperature for both axes; got {t_h} and {t_w}"
             raise Unsupported(msg)
-        if source == "grounding_dino":
-            from transformers import GroundingDinoConfig
-            from transformers.models.grounding_dino.modeling_grounding_dino import (
-                GroundingDinoSinePositionEmbedding,
-            )
-
-            _float32_only(dtype, "Grounding DINO's sine (float32 cumsum and dim_t)")
+        if convention == "deformable_detr" and source != "detr":
+            msg = f"{source}'s sine has no Deformable DETR offset (c - 0.5)"
+            raise Unsupported(msg)
+        if source in ("grounding_dino", "mm_grounding_dino"):
+            modeling = importlib.import_module(f"transformers.models.{source}.modeling_{source}")
+            name = "GroundingDino" if source == "grounding_dino" else "MMGroundingDino"
+            _float32_only(dtype, f"{source}'s sine (float32 cumsum and dim_t)")
             if convention != "detr" or not normalize or scale != 2 * np.pi:
-                msg = "Grounding DINO's sine always normalises to 2 pi, without Deformable DETR's offset"
+                msg = f"{source}'s sine always normalises to 2 pi, without Deformable DETR's offset"
                 raise Unsupported(msg)
-            config = GroundingDinoConfig(
+            config = getattr(self.transformers, f"{name}Config")(
                 d_model=2 * num_position_features, positional_embedding_temperature=int(t_h)
             )
-            module = GroundingDinoSinePositionEmbedding(config)
+            module = getattr(modeling, f"{name}SinePositionEmbedding")(config)
             with torch.no_grad():
                 return module(torch.zeros(1), pixel_mask)
         if convention == "deformable_detr":
             from transformers.models.deformable_detr.modeling_deformable_detr import (
                 DeformableDetrSinePositionEmbedding as Sine,
             )
-        elif source == "conditional_detr":
-            from transformers.models.conditional_detr.modeling_conditional_detr import (
-                ConditionalDetrSinePositionEmbedding as Sine,
-            )
         else:
-            from transformers.models.detr.modeling_detr import DetrSinePositionEmbedding as Sine
+            modeling = importlib.import_module(f"transformers.models.{source}.modeling_{source}")
+            Sine = getattr(modeling, _DETR_SINE_CLASS[source])
         module = Sine(
             num_position_features, temperature=t_h, normalize=normalize, scale=scale if normalize else None
         )
+        if source == "table_transformer":
+            # the pre-refactor copy: forward(pixel_values, pixel_mask), cumsum and dim_t in float32
+            _float32_only(dtype, "Table Transformer's sine (float32 cumsum and dim_t)")
+            with torch.no_grad():
+                return module(torch.zeros(1), pixel_mask)
         batch, height, width = pixel_mask.shape
         with torch.no_grad():
             return module(
@@ -1300,12 +1336,13 @@ class TransformersAdapter(Adapter):
             msg = f"HF's coordinate sinusoids hard-code scale = 2 pi; got {scale}"
             raise Unsupported(msg)
         c = self._t(coords)
+        source = self.coord_sine_source
         if convention == "conditional_detr":
-            from transformers.models.conditional_detr.modeling_conditional_detr import (
-                encode_sinusoidal_position_embedding,
-            )
-
-            return encode_sinusoidal_position_embedding(c, num_pos_feats, temperature)
+            modeling = importlib.import_module(f"transformers.models.{source}.modeling_{source}")
+            return modeling.encode_sinusoidal_position_embedding(c, num_pos_feats, temperature)
+        if source != "conditional_detr":
+            msg = f"{source} has no get_proposal_pos_embed; Deformable DETR's is the default's"
+            raise Unsupported(msg)
         import types
 
         from transformers import DeformableDetrConfig
@@ -1336,12 +1373,15 @@ class TransformersAdapter(Adapter):
             msg = "HF's 2-D sincos tables are built for the grid arange(height) x arange(width) only"
             raise Unsupported(msg)
         torch = self.torch
+        source = self.sincos_source
         if convention == "rt_detr":
-            from transformers.models.rt_detr.modeling_rt_detr import build_2d_sinusoidal_position_embedding
-
-            return build_2d_sinusoidal_position_embedding(
+            modeling = importlib.import_module(f"transformers.models.{source}.modeling_{source}")
+            return modeling.build_2d_sinusoidal_position_embedding(
                 h.size, w.size, dim, temperature, cls_token, dtype=getattr(torch, dtype)
             )
+        if source != "rt_detr":
+            msg = f"{source}'s build_2d_sinusoidal_position_embedding is RT-DETR's layout only"
+            raise Unsupported(msg)
         if convention == "omdet_turbo":
             from transformers.models.omdet_turbo.modeling_omdet_turbo import OmDetTurboHybridEncoder
 
@@ -1786,6 +1826,8 @@ _SOURCE_FUNCTIONS = {
     "swinv2_source": ("swinv2_log_coords",),
     "decomposed_source": ("decomposed_rel_pos",),
     "detr_sine_source": ("detr_sine_2d",),
+    "coord_sine_source": ("detr_coord_sine",),
+    "sincos_source": ("sincos_2d",),
 }
 
 
@@ -1843,13 +1885,67 @@ ADAPTERS: dict[str, type[TransformersAdapter]] = {
         "conditional_detr", "DETR's sine from Conditional DETR's copy.", detr_sine_source="conditional_detr"
     ),
     "dab_detr": _variant(
-        "dab_detr", "DETR's sine from DAB-DETR (separate temperatures; float32).", detr_sine_source="dab_detr"
+        "dab_detr",
+        "DETR's sine (separate temperatures; float32) and coordinate sinusoid from DAB-DETR.",
+        detr_sine_source="dab_detr",
+        coord_sine_source="dab_detr",
     ),
     "grounding_dino": _variant(
         "grounding_dino",
-        "DETR's sine from Grounding DINO (float32 cumsum).",
+        "DETR's sine (float32 cumsum) and coordinate sinusoid from Grounding DINO.",
         detr_sine_source="grounding_dino",
+        coord_sine_source="grounding_dino",
     ),
+    "mm_grounding_dino": _variant(
+        "mm_grounding_dino",
+        "DETR's sine (float32 cumsum) and coordinate sinusoid from MM-Grounding-DINO.",
+        detr_sine_source="mm_grounding_dino",
+        coord_sine_source="mm_grounding_dino",
+    ),
+    **{
+        name: _variant(
+            name, f"DETR's sine from {family}'s {prefix}SinePositionEmbedding.", detr_sine_source=name
+        )
+        for name, family, prefix in (
+            ("table_transformer", "Table Transformer", "TableTransformer"),
+            ("maskformer", "MaskFormer", "MaskFormer"),
+            ("mask2former", "Mask2Former", "Mask2Former"),
+            ("oneformer", "OneFormer", "OneFormer"),
+            ("sam2", "SAM2 (neck)", "Sam2"),
+            ("edgetam", "EdgeTAM", "EdgeTam"),
+            ("sam3", "SAM3", "Sam3"),
+            ("sam3_lite_text", "SAM3-LiteText", "Sam3LiteText"),
+        )
+    },
+    **{
+        name: _variant(name, f"DETR's sine from {family}'s {_DETR_SINE_CLASS[name]}.", detr_sine_source=name)
+        for name, family in (
+            ("sam2_video", "SAM2-Video"),
+            ("edgetam_video", "EdgeTAM-Video"),
+            ("sam3_tracker_video", "SAM3-Tracker-Video"),
+        )
+    },
+    **{
+        name: _variant(name, f"The coordinate sinusoid from {family}'s copy.", coord_sine_source=name)
+        for name, family in (("lw_detr", "LW-DETR"), ("rf_detr", "RF-DETR"))
+    },
+    **{
+        name: _variant(
+            name,
+            f"The 2-D sincos from {family}'s build_2d_sinusoidal_position_embedding.",
+            sincos_source=name,
+        )
+        for name, family in (
+            ("rt_detr_v2", "RT-DETR-v2"),
+            ("d_fine", "D-FINE"),
+            ("deimv2", "DEIMv2"),
+            ("pp_doclayout_v2", "PP-DocLayout-V2"),
+            ("pp_doclayout_v3", "PP-DocLayout-V3"),
+            ("pp_doclayout_v4", "PP-DocLayout-V4"),
+            ("aimv2", "AIMv2"),
+            ("granite_docling", "Granite-Docling"),
+        )
+    },
 }
 ADAPTER = TransformersAdapter
 mpt, m2m100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m100", "fsmt", "gptj"))
