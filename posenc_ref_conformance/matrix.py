@@ -818,7 +818,9 @@ def render_html(
         f"</tr></thead><tbody>{''.join(body)}</tbody></table>"
         for group, body in zip(groups, bodies, strict=True)
     )
-    parts = f" in {len(groups)} tables of the same rows, {GRID_COLUMNS} columns at most" * (len(groups) > 1)
+    parts = ""
+    if len(groups) > 1:
+        parts = f" in {len(groups)} tables of the same rows, {GRID_COLUMNS} columns at most"
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -528,15 +528,16 @@ def run_case(adapter: Adapter, case_id: str, dtype: str | None = None) -> CaseRe
 # --- the run -------------------------------------------------------------------------------------------
 
 
-def selectable(docs: Iterable[dict[str, Any]] | None = None) -> tuple[str, ...]:
-    """Names ``only`` may use: the schemes and every canonical function with golden cases.
+def _schemes(docs: Sequence[dict[str, Any]]) -> tuple[str, ...]:
+    """:data:`SCHEMES` (the report's order), then every other scheme a golden file declares, so a
+    new family is selectable without being listed anywhere else."""
+    return tuple(dict.fromkeys([*SCHEMES, *(doc["scheme"] for doc in docs)]))
 
-    The schemes are :data:`SCHEMES` (the report's order) and every other scheme a golden file
-    declares, so a new family is selectable without being listed anywhere else.
-    """
+
+def selectable(docs: Iterable[dict[str, Any]] | None = None) -> tuple[str, ...]:
+    """Names ``only`` may use: the schemes and every canonical function with golden cases."""
     docs = list(docs if docs is not None else golden.load())
-    schemes = dict.fromkeys([*SCHEMES, *(doc["scheme"] for doc in docs)])
-    return (*schemes, *(doc["function"] for doc in docs))
+    return (*_schemes(docs), *(doc["function"] for doc in docs))
 
 
 def run(
@@ -582,11 +583,10 @@ def run(
     directory = pathlib.Path(golden_dir) if golden_dir is not None else golden.VECTORS_DIR
     docs = golden.load(directory)
     wanted = tuple(dict.fromkeys(only)) if only else ()
-    unknown = [name for name in wanted if name not in selectable(docs)]
+    allowed = set(selectable(docs))
+    unknown = [name for name in wanted if name not in allowed]
     if unknown:
-        names = selectable(docs)
-        schemes = [n for n in names if n not in {doc["function"] for doc in docs}]
-        msg = f"only must name schemes {schemes} or canonical functions; got {unknown}"
+        msg = f"only must name schemes {list(_schemes(docs))} or canonical functions; got {unknown}"
         raise ValueError(msg)
     if isinstance(adapter, str):
         executor: InProcessExecutor | WorkerExecutor = WorkerExecutor(adapter, timeout=timeout)

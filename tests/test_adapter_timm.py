@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 pytest.importorskip(
-    "torch", reason="timm is not installed (scripts/matrix/setup_timm.sh)", exc_type=ImportError
+    "torch",
+    reason="torch (which timm needs) is not installed (scripts/matrix/setup_timm.sh)",
+    exc_type=ImportError,
 )
 
 import torch
