@@ -18,8 +18,8 @@ source, between two marker comments that neither GitHub nor the site shows::
 so the page reads the same in a repository browser as on the site, and the site renders
 exactly the text of its source.  :data:`FRAGMENTS` names every fragment and the function
 that makes it; the functions are those of ``docs/_ext/`` (:mod:`golden_md`, :mod:`schema_md`,
-:mod:`bench_md`, :mod:`conventions_md`, :mod:`matrix_md`, :mod:`protocol_md`, :mod:`report_md`,
-:mod:`doc_runs`, :mod:`posenc_docs`), nothing is made here.  A fragment shown as code (a session's
+:mod:`bench_md`, :mod:`conventions_md`, :mod:`matrix_md`, :mod:`zoo_md`, :mod:`protocol_md`,
+:mod:`report_md`, :mod:`doc_runs`, :mod:`posenc_docs`), nothing is made here.  A fragment shown as code (a session's
 transcript) is written as a fenced ``text`` block; ``, class report`` in the first marker
 gives that block a CSS class on the site.  A block may be indented (inside a list item): its
 lines keep the first marker's indentation.
@@ -205,6 +205,7 @@ def _fragments() -> tuple[Fragment, ...]:
         Fragment("tolerance_table", _data("tolerance_table", "golden_md")),
         Fragment("golden_schema", _posenc_docs("schema_page")),
         Fragment("matrix", _data("matrix_page", "matrix_md")),
+        Fragment("zoo", _data("zoo_page", "zoo_md")),
         Fragment("benchmarks_list", _data("benchmark_list", "bench_md")),
         Fragment("benchmarks_thresholds", _data("threshold_table", "bench_md")),
         Fragment("conventions", _conventions),

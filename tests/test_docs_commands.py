@@ -166,6 +166,7 @@ RUN_BY_CI: dict[str, str] = {
     "bash scripts/docs_ci.sh": ".ci/run",
     "bash scripts/asv_dashboard_ci.sh": ".ci/run",
     "scripts/asv_ci.sh": ".ci/run",
+    "bash scripts/matrix/ci_check.sh --venvs .ci-matrix-venvs --sample": ".ci/run",
     "python scripts/asv_ratios.py --run": ".ci/run",
     "python -m sphinx -W --keep-going -q -b html docs docs/_build/html": "scripts/docs_ci.sh",
     "python -m sphinx -W --keep-going -q -b doctest docs docs/_build/doctest": "scripts/docs_ci.sh",
@@ -243,6 +244,11 @@ NOT_RUN: dict[str, str] = {
         _VLLM_GGML
     ),
     "bash scripts/matrix/build_matrix.sh": _VLLM_GGML + "; CI re-checks the committed matrix (ci_check.sh)",
+    "bash scripts/matrix/build_zoo.sh": (
+        "one check per model family of transformers (hundreds of columns, tens of minutes) in the transformers "
+        "venv; CI re-checks a fixed sample of them against the committed zoo (ci_check.sh --sample)"
+    ),
+    "python -m posenc_ref_conformance.zoo": "the merge step build_zoo.sh runs, named in prose",
     # asv by hand and the benchmark tools (asv_benchmarks/README.md)
     "cd asv_benchmarks": _ASV_BY_HAND,
     "asv machine --yes": _ASV_BY_HAND,

@@ -243,3 +243,39 @@ def test_validate_fails_on_a_missing_reproduction(tmp_path: pathlib.Path) -> Non
     done = _compare("validate", str(broken))
     assert done.returncode == 1 and "no_such_script.py does not exist" in done.stdout
     assert _compare("validate", str(tmp_path / "absent.json")).returncode == 2
+
+
+# --- the zoo ----------------------------------------------------------------------------------------
+
+
+def test_build_zoo_runs_every_family_column_then_merges() -> None:
+    """build_zoo.sh --dry-run: one check per variant of the transformers adapter (and the default),
+    in the transformers venv, then one zoo that records the command."""
+    from posenc_ref_conformance.adapters.transformers import ADAPTERS
+
+    done = subprocess.run(
+        ["bash", str(MATRIX / "build_zoo.sh"), "--dry-run", "--venvs", "/some/venvs"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    commands = [shlex.split(line[2:]) for line in done.stdout.splitlines() if line.startswith("+ ")]
+    checks = [argv for argv in commands if "check" in argv]
+    specs = [argv[argv.index("check") + 1] for argv in checks]
+    assert specs == ["transformers", *(f"transformers:{v}" for v in ADAPTERS if v != "default")]
+    assert all(argv[0] == "/some/venvs/transformers/bin/python" for argv in checks)
+    merge = commands[-1]
+    assert "posenc_ref_conformance.zoo" in merge and "--installed" in merge
+    assert merge[merge.index("--command") + 1] == "bash scripts/matrix/build_zoo.sh --venvs /some/venvs"
+
+
+@pytest.mark.parametrize(("args", "message"), [(["--bogus"], "usage: build_zoo.sh"), (["-h"], "")])
+def test_build_zoo_arguments(args: list[str], message: str) -> None:
+    done = subprocess.run(
+        ["bash", str(MATRIX / "build_zoo.sh"), *args], capture_output=True, text=True, check=False, timeout=60
+    )
+    if message:
+        assert done.returncode == 2 and message in done.stderr
+    else:
+        assert done.returncode == 0 and "Rebuild the zoo" in done.stdout

@@ -205,7 +205,7 @@ import numpy as np
 
 from .base import Adapter, Capabilities, Unsupported
 
-__all__ = ["ADAPTERS", "TransformersAdapter", "missing"]
+__all__ = ["ADAPTERS", "DEFAULT_FAMILIES", "NOT_RUN", "VARIANT_FAMILY", "TransformersAdapter", "missing"]
 
 #: Largest table (rows x columns) the adapter asks HF to build; XLM and Marian fill theirs in Python.
 MAX_TABLE = {"torch": 2**25, "python": 2**21}
@@ -1948,6 +1948,65 @@ ADAPTERS: dict[str, type[TransformersAdapter]] = {
     },
 }
 ADAPTER = TransformersAdapter
+
+#: The model families whose code the default column runs, each with the results that are that
+#: family's code: a canonical function, or (with a ``/``) a result-id prefix such as
+#: ``function/convention/`` where one function serves several families by convention.  The zoo
+#: (:mod:`posenc_ref_conformance.zoo`) gives each family its verdict from these results; a
+#: variant's column is its family's alone.
+DEFAULT_FAMILIES: dict[str, tuple[str, ...]] = {
+    "llama": ("rope_frequencies", "rope_cos_sin", "apply_rope", "rope", "rope_from_base", "attention"),
+    "cohere": ("rope_cos_sin/interleaved/",),
+    "gpt_neox": ("apply_rope/half/partial-",),
+    "t5": ("t5_bucket", "t5_bias"),
+    "bloom": ("alibi_slopes", "alibi_bias", "alibi_bias_from_heads", "alibi_bias_from_mask"),
+    "roberta": ("token_positions",),
+    "opt": ("learned",),
+    "xlm": ("sinusoidal/vaswani/",),
+    "marian": ("sinusoidal/marian/",),
+    "speech_to_text": ("sinusoidal/fairseq/",),
+    "whisper": ("sinusoidal/tensor2tensor/",),
+    "qwen2_5_vl": ("mrope_position_ids",),
+    "pixtral": ("rope_2d_cos_sin/pixtral/",),
+    "gemma4": ("rope_2d_cos_sin/gemma4_vision/",),
+    "dinov3_vit": ("rope_2d_cos_sin/dinov3/",),
+    "llama4": ("rope_2d_cos_sin/llama4_vision/",),
+    "sam2_video": ("rope_2d_cos_sin/sam2/",),
+    "kimi_k25": ("rope_2d_cos_sin/kimi_k25/",),
+    "detr": ("detr_sine_2d/detr/", "row_col_embedding/concat/"),
+    "deformable_detr": ("detr_sine_2d/deformable/", "detr_coord_sine/deformable/"),
+    "conditional_detr": ("detr_coord_sine/conditional/",),
+    "rt_detr": ("sincos_2d/rt_detr/",),
+    "omdet_turbo": ("sincos_2d/omdet_turbo/",),
+    "vit_mae": ("sincos_2d/vit_mae/",),
+    "swin": ("window_bias/swin/",),
+    "beit": ("window_bias/beit/",),
+    "swinv2": ("swinv2_log_coords",),
+    "sam": ("decomposed_rel_pos", "grid_resize", "fourier_features", "fourier_grid/square/"),
+    "idefics": ("patch_grid_resize/idefics/",),
+    "dinov2_with_registers": ("patch_grid_resize/dinov2-registers/", "patch_grid_resize/registers/"),
+    "siglip": ("patch_grid_resize/siglip/",),
+    "deit": ("patch_grid_resize/deit/",),
+    "clip": ("patch_grid_resize/clip/",),
+    "vit": ("patch_grid_resize/vit/",),
+    "dinov2": ("patch_grid_resize/dinov2/",),
+    "timesformer": ("patch_grid_resize/timesformer/",),
+    "idefics2": ("navit_position_ids",),
+    "layoutlm": ("bbox_embedding/sum/",),
+    "layoutlmv3": ("bbox_embedding/concat/",),
+    "pix2struct": ("row_col_embedding/sum/",),
+}
+
+#: Variant -> its model family (the directory under ``transformers/models``) where the names differ.
+VARIANT_FAMILY: dict[str, str] = {
+    "maskformer_swin": "maskformer",
+    "data2vec_vision": "data2vec",
+    "m2m100": "m2m_100",
+}
+
+#: Scheme class (the zoo's, ``docs/matrix/zoo_families.csv``) -> {family: why no column of this
+#: adapter runs that scheme of that family}; the zoo page shows each reason.
+NOT_RUN: dict[str, dict[str, str]] = {}
 mpt, m2m100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m100", "fsmt", "gptj"))
 conditional_detr, dab_detr, grounding_dino = (
     ADAPTERS[name] for name in ("conditional_detr", "dab_detr", "grounding_dino")

@@ -35,11 +35,8 @@ SPECS=(
     "mlx here"
     "transformers transformers"
 )
-# every variant of the transformers adapter is a column (the table is the adapter's ADAPTERS dict:
-# each variant serves one model family's own copy of the code; importing it needs no torch)
-for variant in $(PYTHONPATH="$REPO" python3 -c 'from posenc_ref_conformance.adapters.transformers import ADAPTERS; print(" ".join(v for v in ADAPTERS if v != "default"))'); do
-    SPECS+=("transformers:$variant transformers")
-done
+# the transformers adapter's variants (one per model family's own copy of the code) are the zoo's
+# columns, not the matrix's: scripts/matrix/build_zoo.sh runs them
 SPECS+=(
     "torchtune torchtune"
     "rotary_embedding_torch rotary_embedding_torch"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI's check of the published conformance matrix (docs/matrix/matrix.json).
+# CI's check of the published conformance matrix (docs/matrix/matrix.json) and zoo (docs/matrix/zoo.json).
 #
 #   scripts/matrix/ci_check.sh [--venvs DIR] [--validate-only] [--sample] [LIBRARY ...]
 #
@@ -8,30 +8,29 @@
 # 2. For each library (default: the ones that fit CI's time, transformers torchtune
 #    rotary_embedding_torch keras_hub mlx_lm onnxruntime): make or refresh its venv DIR/<library> with
 #    scripts/matrix/setup_<library>.sh (idempotent), run `posenc-ref check` on every
-#    matrix column of that library (transformers: also :mpt and :gptj) with this
-#    checkout on PYTHONPATH, and compare each result's status with the committed one;
-#    any difference is an error naming the result.
+#    matrix column of that library with this checkout on PYTHONPATH, and compare each
+#    result's status with the committed one; any difference is an error naming the result.
 # vLLM and ggml are not run here (minutes and gigabytes each), nor timm, x_transformers,
 # megatron_core and llama_models (2-3 minutes each to install): build_matrix.sh runs them.
-# --sample: of the transformers columns (one per model family's copy of the code), only the fixed
-# sample SAMPLE below (CI's time budget); build_matrix.sh runs every one.
+# 3. With transformers among the libraries: the zoo (one row per model family of transformers, each
+#    run in its own code by a column transformers:FAMILY) is well-formed and explained, and its
+#    family columns give the committed statuses.  --sample: only the fixed sample ZOO_SAMPLE below
+#    (CI's time budget); build_zoo.sh rebuilds the whole zoo.
 # Default DIR: .matrix-venvs in the checkout.  Exit status 0 when all agree, 1 otherwise.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 VENVS="$REPO/.matrix-venvs"
 VALIDATE_ONLY=0
 SAMPLE_ONLY=0
-# the transformers columns CI re-checks: the default, one per older variant kind, one per vision family
-SAMPLE="transformers transformers:mpt transformers:gptj transformers:m2m100 transformers:donut \
-transformers:data2vec_vision transformers:swin2sr transformers:sam_hq transformers:conditional_detr \
-transformers:table_transformer transformers:lw_detr transformers:rt_detr_v2"
+# the zoo's families CI re-checks: one per kind of family column (the default column is above)
+ZOO_SAMPLE="transformers:gptj transformers:donut transformers:mpt"
 LIBRARIES=()
 while [ "$#" -gt 0 ]; do
     case "$1" in
         --venvs) VENVS="$2"; shift ;;
         --validate-only) VALIDATE_ONLY=1 ;;
         --sample) SAMPLE_ONLY=1 ;;
-        -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
         -*) echo "$(basename "$0"): unknown option $1 (allowed: --venvs DIR, --validate-only, --sample)" >&2; exit 2 ;;
         *) LIBRARIES+=("$1") ;;
     esac
@@ -44,6 +43,8 @@ started=$SECONDS
 
 echo "== [0 s] the committed matrix: well-formed, every failure classified"
 PYTHONPATH="$REPO" python3 "$COMPARE" validate "$MATRIX"
+ZOO="$REPO/docs/matrix/zoo.json"
+PYTHONPATH="$REPO" python3 "$COMPARE" zoo-validate "$ZOO"
 [ "$VALIDATE_ONLY" = 1 ] && exit 0
 
 # the matrix columns of LIBRARY (its spec and its variants), read from the committed matrix
@@ -67,9 +68,6 @@ for library in "${LIBRARIES[@]}"; do
     echo "== [$((SECONDS - started)) s] $library: venv $VENVS/$library"
     bash "$setup" "$VENVS/$library"
     for spec in $(columns_of "$library"); do
-        if [ "$SAMPLE_ONLY" = 1 ] && [ "$library" = transformers ] && [[ " $SAMPLE " != *" $spec "* ]]; then
-            continue
-        fi
         echo "== [$((SECONDS - started)) s] posenc-ref check $spec"
         report="$tmp/${spec//:/-}.json"
         rc=0
@@ -84,4 +82,26 @@ for library in "${LIBRARIES[@]}"; do
 done
 echo "== [$((SECONDS - started)) s] fresh statuses against the committed matrix"
 PYTHONPATH="$REPO" python3 "$COMPARE" compare "$MATRIX" "${reports[@]}"
+if [[ " ${LIBRARIES[*]} " == *" transformers "* ]]; then
+    if [ "$SAMPLE_ONLY" = 1 ]; then
+        zoo_specs="$ZOO_SAMPLE"
+    else
+        zoo_specs="$(PYTHONPATH="$REPO" python3 -c 'from posenc_ref_conformance.adapters.transformers import ADAPTERS; print(" ".join("transformers:" + v for v in ADAPTERS if v != "default"))')"
+    fi
+    zoo_reports=()
+    for spec in $zoo_specs; do
+        echo "== [$((SECONDS - started)) s] posenc-ref check $spec (zoo)"
+        report="$tmp/zoo-${spec//:/-}.json"
+        rc=0
+        env PYTHONPATH="$REPO" "$VENVS/transformers/bin/python" -m posenc_ref_conformance \
+            check "$spec" --timeout 300 --json "$report" >/dev/null || rc=$?
+        if [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 3 ]; then
+            echo "$(basename "$0"): posenc-ref check $spec exited $rc (a usage error)" >&2
+            exit 1
+        fi
+        zoo_reports+=("$report")
+    done
+    echo "== [$((SECONDS - started)) s] fresh statuses against the committed zoo"
+    PYTHONPATH="$REPO" python3 "$COMPARE" zoo-compare "$ZOO" "${zoo_reports[@]}"
+fi
 echo "== [$((SECONDS - started)) s] done"
