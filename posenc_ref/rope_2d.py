@@ -1,4 +1,4 @@
-"""2-D RoPE tables of vision encoders (Pixtral, Gemma 4, DINOv3, Llama 4, SAM 2, Kimi), one call.
+"""2-D RoPE tables of vision encoders (Pixtral, Qwen2-VL, Gemma 4, DINOv3, Llama 4, SAM 2, Kimi), one call.
 
 Each vision tower below rotates a patch by its row and column (or its
 continuous ``(y, x)`` coordinate), but each lays the two axes and their
@@ -10,6 +10,9 @@ SAM 2 ``"interleaved"``):
 * ``"pixtral"``: frequencies ``w_k = base**(-2k/D)`` of the full head; rows take
   the even ones, columns the odd ones, angles ``[h w_0, h w_2, ... | x w_1,
   x w_3, ...]`` duplicated (half layout).
+* ``"qwen2_vl"``: ``D/4`` frequencies ``base**(-4k/D)`` shared by both axes, angles
+  ``[y w | x w]`` duplicated (half layout): Qwen2-VL's vision tower and the
+  vision towers that copy it.
 * ``"gemma4_vision"``: ``D/4`` frequencies ``base**(-4k/D)`` shared by both axes,
   table ``[cos h w | cos h w | cos x w | cos x w]``; each half of the head is
   rotated on its own (``apply_rope`` on ``x[..., :D/2]`` and ``x[..., D/2:]``).
@@ -55,10 +58,11 @@ from ._validate import (
 __all__ = ["ROPE_2D_CONVENTIONS", "rope_2d_cos_sin"]
 
 #: The vision-encoder 2-D RoPE layouts :func:`rope_2d_cos_sin` names (after the implementation).
-ROPE_2D_CONVENTIONS = ("pixtral", "gemma4_vision", "dinov3", "llama4_vision", "sam2", "kimi_k25")
+ROPE_2D_CONVENTIONS = ("pixtral", "qwen2_vl", "gemma4_vision", "dinov3", "llama4_vision", "sam2", "kimi_k25")
 
 _ALIASES = {
-    "axial": "Qwen2-VL's [row w | col w] is axial_angles; Pixtral and Gemma 4 both call theirs 'axial'",
+    "axial": "Qwen2-VL's [row w | col w] is 'qwen2_vl'; Pixtral and Gemma 4 also call theirs 'axial'",
+    "qwen2_5_vl": "use 'qwen2_vl' (Qwen2.5-VL's vision tower copies it)",
     "gemma4": "use 'gemma4_vision' (the text model's RoPE is 1-D)",
     "dinov3_vit": "use 'dinov3'",
     "mistral": "Pixtral (Mistral's vision encoder) is 'pixtral'",
@@ -117,9 +121,9 @@ def rope_2d_cos_sin(
     head_dim : int
         Channels per head ``D``, a multiple of 4 (each axis gets ``D/4`` pairs).
     base : float
-        ``rope_theta`` (> 0): Pixtral 10000, Gemma 4 vision 100, DINOv3 100,
+        ``rope_theta`` (> 0): Pixtral 10000, Qwen2-VL vision 10000, Gemma 4 vision 100, DINOv3 100,
         Llama 4 vision 10000, SAM 2 memory attention 10000, Kimi-K2.5 vision 10000.
-    convention : {"pixtral", "gemma4_vision", "dinov3", "llama4_vision", "sam2", "kimi_k25"}
+    convention : {"pixtral", "qwen2_vl", "gemma4_vision", "dinov3", "llama4_vision", "sam2", "kimi_k25"}
         Which implementation's frequencies and channel layout (see Notes).
     dtype : dtype, optional
         Output dtype; default float64 where available.
@@ -148,6 +152,8 @@ def rope_2d_cos_sin(
 
         \text{pixtral:}\quad & a = [\,y\,b^{-4k/D} \;|\; x\,b^{-(4k+2)/D}\,],
             \quad \cos = [\cos a \,|\, \cos a] \\
+        \text{qwen2\_vl:}\quad & a = [\,y\,\omega \;|\; x\,\omega\,],
+            \quad \cos = [\cos a \,|\, \cos a] \\
         \text{dinov3:}\quad & a = 2\pi\,[\,y\,b^{-4k/D} \;|\; x\,b^{-4k/D}\,],
             \quad \cos = [\cos a \,|\, \cos a] \\
         \text{gemma4\_vision:}\quad & \cos = [\cos y\omega \,|\, \cos y\omega \,|\,
@@ -163,7 +169,11 @@ def rope_2d_cos_sin(
     (``pixtral/modeling_pixtral.py:58-104``: ``cat(inv_freq[0::2],
     inv_freq[1::2])``, the H block of the first chunk and the W block of the
     second); Mistral's original builds the same angles as complex pairs
-    (interleaved layout, weights permuted on conversion).  Gemma 4:
+    (interleaved layout, weights permuted on conversion).  Qwen2-VL:
+    ``Qwen2VLVisionRotaryEmbedding`` (``qwen2_vl/modeling_qwen2_vl.py:195-251``:
+    ``inv_freq = base**(-arange(0, D/2, 2)/(D/2))`` and ``recomposition_frequencies``,
+    ``cat([cat([h, w]), cat([h, w])])`` of the ``(2, N)`` row/column ids), copied by
+    Qwen2.5-VL, Qwen3-VL, GLM-4V and the other towers of that lineage.  Gemma 4:
     ``Gemma4VisionRotaryEmbedding`` (``gemma4/modeling_gemma4.py:723-758``) with
     ``apply_multidimensional_rope`` (``:836-887``), which splits the head into
     one half per axis.  DINOv3: ``DINOv3ViTRopePositionEmbedding``
@@ -183,7 +193,7 @@ def rope_2d_cos_sin(
     repeated positions, rotate only the rotated keys).  Kimi-K2.5:
     ``Kimi_K25VisionRotaryEmbedding`` (``kimi_k25/modeling_kimi_k25.py:158-226``:
     ``freq.transpose(1, 2).flip(-1).flatten(1)`` of the ``(h, w)`` ids, then
-    duplicated) with ``apply_rotary_pos_emb_vision`` (``rotate_half``).  All six compute
+    duplicated) with ``apply_rotary_pos_emb_vision`` (``rotate_half``).  All seven compute
     ``inv_freq`` and the product in float32; here integer positions take the
     exact reduction of :func:`posenc_ref.rope_cos_sin` and real coordinates
     one float64 product ``c w / (2 pi)`` (``c w`` for DINOv3) before an exact

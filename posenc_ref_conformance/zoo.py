@@ -60,6 +60,7 @@ __all__ = [
     "headline",
     "load_families",
     "render_html",
+    "run_here",
     "transformers_columns",
     "validate",
     "write",
@@ -102,6 +103,7 @@ SCHEME_FUNCTIONS: dict[str, tuple[str, ...]] = {
     "window-rel-bias-table": ("window_bias", "swinv2_log_coords"),
     "fourier-features": ("fourier_features", "fourier_grid"),
     "other:decomposed-2d-rel-pos": ("decomposed_rel_pos", "grid_resize"),
+    "other:continuous-2d-rope": ("rope_2d_cos_sin",),
 }
 
 #: Why a scheme class is not run where the adapter gives no reason of its own.
@@ -109,6 +111,17 @@ SCHEME_REASONS: dict[str, str] = {
     "conv-positional": "a learned convolution over the hidden states: no position-only values to compare",
     "reformer-axial": "Reformer's axial embedding: no posenc-ref function yet",
     "other:mlp-keypoint-encoder": "an MLP of keypoint coordinates: learned, no position-only values",
+    "nope-hybrid": "its NoPE layers compute no positions; which layers rotate (the layer pattern) "
+    "is not checked",
+    "other:content-conditioned-rel-logits": "a relative bias read from each query's own hidden states "
+    "(content-conditioned): no posenc-ref function yet",
+    "other:neighborhood-attn-rpb": "neighborhood attention's relative position bias: no posenc-ref "
+    "function yet",
+    "other:levit-attention-bias": "LeViT's learned bias over |dx|, |dy| offsets: no posenc-ref function yet",
+    "other:learned-fourier-rope": "RoPE frequencies projected from keypoints by a learned layer: "
+    "no fixed values",
+    "other:timestamp-rope": "RoPE at real-valued timestamps: no posenc-ref function yet",
+    "other:box-relation-embedding": "a box-relation embedding between detections: no posenc-ref function yet",
 }
 
 #: The verdicts, worst first, with what each means (the page's legend).
@@ -502,8 +515,7 @@ def differences(zoo: dict[str, Any], report: dict[str, Any]) -> list[str]:
 def transformers_columns() -> dict[str, dict[str, tuple[str, ...]]]:
     """family -> {column: selectors}, from the transformers adapter's tables (no torch needed):
     the default column's :data:`~.adapters.transformers.DEFAULT_FAMILIES`, and each variant's
-    column with the functions it declares, under its family
-    (:data:`~.adapters.transformers.VARIANT_FAMILY`, else the variant's own name)."""
+    column with the functions it declares, under its family (the variant's name)."""
     from .adapters import transformers as hf
 
     columns: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -511,13 +523,40 @@ def transformers_columns() -> dict[str, dict[str, tuple[str, ...]]]:
         columns.setdefault(family, {})["transformers"] = tuple(selectors)
     for name, adapter in hf.ADAPTERS.items():
         if name != "default":
-            family = hf.VARIANT_FAMILY.get(name, name)
-            columns.setdefault(family, {})[f"transformers:{name}"] = tuple(adapter.capabilities.functions)
+            columns.setdefault(name, {})[f"transformers:{name}"] = tuple(adapter.capabilities.functions)
     return columns
 
 
+def run_here(specs: Sequence[str], out: str | os.PathLike[str], *, echo: Any = print) -> list[str]:
+    """Check each built-in adapter spec in this process (one import of torch and transformers for
+    all), writing ``out/<spec>.json`` as ``posenc-ref check SPEC --json`` does; the specs that
+    would not load, with why.  In this process, so without the worker's time limit: for the
+    built-in transformers variants, whose code the suite already trusts to return."""
+    from .adapters import AdapterError, load_adapter
+    from .runner import run
+
+    directory = pathlib.Path(out)
+    directory.mkdir(parents=True, exist_ok=True)
+    failed = []
+    for n, spec in enumerate(specs, 1):
+        started = datetime.datetime.now()
+        try:
+            report = run(load_adapter(spec))
+        except AdapterError as exc:
+            failed.append(f"{spec}: {exc}")
+            continue
+        data = report.to_json()
+        data["spec"] = spec
+        path = directory / f"{spec.replace(':', '-')}.json"
+        path.write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
+        seconds = (datetime.datetime.now() - started).total_seconds()
+        echo(f"[{n}/{len(specs)}] {spec}: {report.verdict} ({seconds:.1f} s)", flush=True)
+    return failed
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m posenc_ref_conformance.zoo --reports ... --installed FILE --out DIR``."""
+    """``python -m posenc_ref_conformance.zoo run --out DIR SPEC ...`` checks the columns here;
+    ``... merge --reports ... --installed FILE --out DIR`` writes ``zoo.json`` and ``zoo.html``."""
     import argparse
 
     from .matrix import check_report, load_classification
@@ -525,22 +564,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m posenc_ref_conformance.zoo", description=__doc__.splitlines()[0]
     )
-    parser.add_argument(
+    sub = parser.add_subparsers(dest="command", required=True)
+    runner = sub.add_parser("run", help="check built-in adapter specs in this process, one report each")
+    runner.add_argument("specs", nargs="+", metavar="SPEC")
+    runner.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON reports")
+    merge = sub.add_parser("merge", help="write zoo.json and zoo.html from the reports")
+    merge.add_argument(
         "--reports", nargs="+", required=True, metavar="JSON", help="check reports of the columns"
     )
-    parser.add_argument(
+    merge.add_argument(
         "--installed",
         required=True,
         metavar="FILE",
         help="the installed transformers' families, one per line",
     )
-    parser.add_argument("--transformers-version", required=True, metavar="VERSION")
-    parser.add_argument("--families", default="docs/matrix/zoo_families.csv", metavar="CSV")
-    parser.add_argument("--classification", default="docs/matrix/classification.json", metavar="FILE")
-    parser.add_argument("--out", required=True, metavar="DIR", help="folder for zoo.json and zoo.html")
-    parser.add_argument("--command", default="", metavar="TEXT", help="the command that rebuilt it")
-    parser.add_argument("--wall-s", type=float, metavar="SECONDS", help="the rebuild's wall time")
+    merge.add_argument("--transformers-version", required=True, metavar="VERSION")
+    merge.add_argument("--families", default="docs/matrix/zoo_families.csv", metavar="CSV")
+    merge.add_argument("--classification", default="docs/matrix/classification.json", metavar="FILE")
+    merge.add_argument("--out", required=True, metavar="DIR", help="folder for zoo.json and zoo.html")
+    merge.add_argument("--command", default="", metavar="TEXT", help="the command that rebuilt it")
+    merge.add_argument("--wall-s", type=float, metavar="SECONDS", help="the rebuild's wall time")
     args = parser.parse_args(argv)
+    if args.command == "run":
+        failed = run_here(args.specs, args.out)
+        for line in failed:
+            print(f"not loaded: {line}")
+        return 1 if failed else 0
     try:
         reports = [
             check_report(json.loads(pathlib.Path(p).read_text(encoding="utf-8")), p) for p in args.reports

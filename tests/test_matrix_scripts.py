@@ -249,8 +249,8 @@ def test_validate_fails_on_a_missing_reproduction(tmp_path: pathlib.Path) -> Non
 
 
 def test_build_zoo_runs_every_family_column_then_merges() -> None:
-    """build_zoo.sh --dry-run: one check per variant of the transformers adapter (and the default),
-    in the transformers venv, then one zoo that records the command."""
+    """build_zoo.sh --dry-run: every variant of the transformers adapter (and the default) checked,
+    split over two processes in the transformers venv, then one zoo that records the command."""
     from posenc_ref_conformance.adapters.transformers import ADAPTERS
 
     done = subprocess.run(
@@ -261,12 +261,15 @@ def test_build_zoo_runs_every_family_column_then_merges() -> None:
         timeout=60,
     )
     commands = [shlex.split(line[2:]) for line in done.stdout.splitlines() if line.startswith("+ ")]
-    checks = [argv for argv in commands if "check" in argv]
-    specs = [argv[argv.index("check") + 1] for argv in checks]
-    assert specs == ["transformers", *(f"transformers:{v}" for v in ADAPTERS if v != "default")]
-    assert all(argv[0] == "/some/venvs/transformers/bin/python" for argv in checks)
+    runs = [argv for argv in commands if "run" in argv]
+    assert len(runs) == 2  # two processes (--jobs 2), each checking its share in-process
+    specs = [spec for argv in runs for spec in argv[argv.index("--out") + 2 :]]
+    assert sorted(specs) == sorted(
+        ["transformers", *(f"transformers:{v}" for v in ADAPTERS if v != "default")]
+    )
+    assert all(argv[2] == "/some/venvs/transformers/bin/python" for argv in runs)
     merge = commands[-1]
-    assert "posenc_ref_conformance.zoo" in merge and "--installed" in merge
+    assert "posenc_ref_conformance.zoo" in merge and "merge" in merge and "--installed" in merge
     assert merge[merge.index("--command") + 1] == "bash scripts/matrix/build_zoo.sh --venvs /some/venvs"
 
 

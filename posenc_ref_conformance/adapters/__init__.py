@@ -6,7 +6,7 @@ An adapter spec is one string (the ``check`` argument or ``POSENC_REF_ADAPTER``)
   ``mlx``, ``torch``, ``jax.numpy``, ``jax.numpy:x32``, ``dask.array``, ``cupy``,
   or an alias such as ``jax``: :data:`posenc_ref.backends.BACKENDS`);
 * a real library's own code, by name (``LIBRARIES``; a variant after ``:``):
-  ``mlx``, ``transformers[:mpt|m2m100|fsmt|gptj]``, ``torchtune``,
+  ``mlx``, ``transformers[:FAMILY]`` (one variant per model family), ``torchtune``,
   ``rotary_embedding_torch``, ``keras_hub``, ``vllm[:native|deepseek]``, ``ggml``, ``mlx_lm``,
   ``timm[:mixed]``, ``x_transformers``, ``onnxruntime[:onnx]``, ``megatron_core``,
   ``llama_models[:llama4]``;

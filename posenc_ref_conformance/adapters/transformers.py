@@ -55,7 +55,7 @@ Coverage, canonical function -> transformers code path (read at 5.24):
 * ``sinusoidal``: ``vaswani`` -> ``xlm.create_sinusoidal_embeddings``;
   ``marian`` -> ``MarianSinusoidalPositionalEmbedding.create_weight`` +
   ``forward``; ``fairseq`` -> ``Speech2TextSinusoidalPositionalEmbedding.
-  get_embedding`` (variants ``m2m100``: M2M100's, ``fsmt``: FSMT's
+  get_embedding`` (variants ``m2m_100``: M2M100's, ``fsmt``: FSMT's
   ``SinusoidalPositionalEmbedding``); ``tensor2tensor`` -> ``whisper.sinusoids``.
 * ``learned`` (offset ``opt``): ``OPTLearnedPositionalEmbedding.forward``.
 * ``causal_mask``: ``masking_utils.causal_mask_function``,
@@ -89,9 +89,9 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   loaded into ``relative_position_bias_table``; with ``cls_token``
   ``beit.BeitRelativePositionBias.forward(window)`` of a ``BeitConfig(image_size=window,
   patch_size=1)``, which resizes its sub-table bilinearly to the same window first
-  (the identity only for a square one).  Variants ``donut``, ``maskformer_swin``: the
+  (the identity only for a square one).  Variants ``donut``, ``maskformer`` (MaskFormer-Swin): the
   copies' ``relative_position_bias_table[relative_position_index]``;
-  ``data2vec_vision``: ``Data2VecVisionRelativePositionBias.forward``.
+  ``data2vec`` (data2vec-vision): ``Data2VecVisionRelativePositionBias.forward``.
 * ``swinv2_log_coords``: ``Swinv2SelfAttention(config, dim, heads, window,
   pretrained_window_size).relative_coords_table`` (``[]`` is HF's ``[0, 0]``); variant
   ``swin2sr``: ``Swin2SRSelfAttention``'s.
@@ -205,7 +205,7 @@ import numpy as np
 
 from .base import Adapter, Capabilities, Unsupported
 
-__all__ = ["ADAPTERS", "DEFAULT_FAMILIES", "NOT_RUN", "VARIANT_FAMILY", "TransformersAdapter", "missing"]
+__all__ = ["ADAPTERS", "DEFAULT_FAMILIES", "NOT_RUN", "TransformersAdapter", "missing"]
 
 #: Largest table (rows x columns) the adapter asks HF to build; XLM and Marian fill theirs in Python.
 MAX_TABLE = {"torch": 2**25, "python": 2**21}
@@ -283,6 +283,76 @@ _DETR_SINE_CLASS = {
 }
 
 
+#: Vision towers holding their own copy of a 2-D rotary class ``<Prefix>VisionRotaryEmbedding(config)``
+#: whose ``forward(x, position_ids [N, 2])`` returns the ``(cos, sin)`` table: family -> (class, its
+#: config class, the convention it computes, the order of its ids: ``"hw"`` (row, column) as
+#: ``vision_utils.get_vision_position_ids`` gives them, or ``"wh"``).  Found by running each class.
+_VISION_ROTARY = {
+    "qwen2_vl": ("Qwen2VLVisionRotaryEmbedding", "Qwen2VLVisionConfig", "qwen2_vl", "hw"),
+    "qwen2_5_vl": ("Qwen2_5_VLVisionRotaryEmbedding", "Qwen2_5_VLVisionConfig", "qwen2_vl", "hw"),
+    "qwen2_5_omni": ("Qwen2_5OmniVisionRotaryEmbedding", "Qwen2_5OmniVisionEncoderConfig", "qwen2_vl", "hw"),
+    "qwen3_vl": ("Qwen3VLVisionRotaryEmbedding", "Qwen3VLVisionConfig", "qwen2_vl", "hw"),
+    "qwen3_vl_moe": ("Qwen3VLMoeVisionRotaryEmbedding", "Qwen3VLMoeVisionConfig", "qwen2_vl", "hw"),
+    "qwen3_omni_moe": (
+        "Qwen3OmniMoeVisionRotaryEmbedding",
+        "Qwen3OmniMoeVisionEncoderConfig",
+        "qwen2_vl",
+        "hw",
+    ),
+    "qwen3_5": ("Qwen3_5VisionRotaryEmbedding", "Qwen3_5VisionConfig", "qwen2_vl", "hw"),
+    "qwen3_5_moe": ("Qwen3_5MoeVisionRotaryEmbedding", "Qwen3_5MoeVisionConfig", "qwen2_vl", "hw"),
+    "qwen4_exp": ("Qwen4ExpVisionRotaryEmbedding", "Qwen4ExpVisionConfig", "qwen2_vl", "hw"),
+    "glm4v": ("Glm4vVisionRotaryEmbedding", "Glm4vVisionConfig", "qwen2_vl", "hw"),
+    "glm4v_moe": ("Glm4vMoeVisionRotaryEmbedding", "Glm4vMoeVisionConfig", "qwen2_vl", "hw"),
+    "glm5_next": ("Glm5NextVisionRotaryEmbedding", "Glm5NextVisionConfig", "qwen2_vl", "hw"),
+    "glm_ocr": ("GlmOcrVisionRotaryEmbedding", "GlmOcrVisionConfig", "qwen2_vl", "hw"),
+    "cohere_compass": ("CohereCompassVisionRotaryEmbedding", "CohereCompassVisionConfig", "qwen2_vl", "hw"),
+    "dots3_note": ("Dots3NoteVisionRotaryEmbedding", "Dots3NoteVisionConfig", "qwen2_vl", "hw"),
+    "ernie4_5_vl_moe": (
+        "Ernie4_5_VLMoeVisionRotaryEmbedding",
+        "Ernie4_5_VLMoeVisionConfig",
+        "qwen2_vl",
+        "hw",
+    ),
+    "exaone4_5": ("Exaone4_5_VisionRotaryEmbedding", "Exaone4_5_VisionConfig", "qwen2_vl", "hw"),
+    "lfm3_vl": ("Lfm3VlVisionRotaryEmbedding", "Lfm3VlVisionConfig", "qwen2_vl", "hw"),
+    "muse_glimmer": ("MuseGlimmerVisionRotaryEmbedding", "MuseGlimmerVisionConfig", "qwen2_vl", "hw"),
+    "muse_spark": ("MuseSparkVisionRotaryEmbedding", "MuseSparkVisionConfig", "qwen2_vl", "hw"),
+    "paddleocr_vl": ("PaddleOCRVisionRotaryEmbedding", "PaddleOCRVisionConfig", "qwen2_vl", "hw"),
+    "video_llama_3": ("VideoLlama3VisionRotaryEmbedding", "VideoLlama3VisionConfig", "qwen2_vl", "hw"),
+    "step3p7": ("Step3p7VisionRotaryEmbedding", "Step3p7VisionConfig", "qwen2_vl", "hw"),
+    "inkling2": ("Inkling2VisionRotaryEmbedding", "Inkling2VisionConfig", "sam2", "hw"),
+}
+#: Copies of DINOv3's patch-centre RoPE (``forward(pixel_values)``, its module's own
+#: ``get_patches_center_coordinates``) and of SAM 2's memory-attention RoPE: family -> (class, config).
+_DINOV3_ROPE = {
+    "dinov3_vit": ("DINOv3ViTRopePositionEmbedding", "DINOv3ViTConfig"),
+    "eomt_dinov3": ("EomtDinov3RotaryEmbedding", "EomtDinov3Config"),
+    "sapiens2": ("Sapiens2RopePositionEmbedding", "Sapiens2Config"),
+}
+_SAM2_ROPE = {
+    "sam2_video": ("Sam2VideoVisionRotaryEmbedding", "Sam2VideoConfig"),
+    "edgetam_video": ("EdgeTamVideoVisionRotaryEmbedding", "EdgeTamVideoConfig"),
+    "sam3_tracker_video": ("Sam3TrackerVideoVisionRotaryEmbedding", "Sam3TrackerVideoConfig"),
+}
+#: Copies of SAM's random Fourier features ``<Prefix>PositionalEmbedding``: family -> class.
+_FOURIER = {
+    "sam": "SamPositionalEmbedding",
+    "sam_hq": "SamHQPositionalEmbedding",
+    "sam2": "Sam2PositionalEmbedding",
+    "edgetam": "EdgeTamPositionalEmbedding",
+    "sam3_tracker": "Sam3TrackerPositionalEmbedding",
+    "sam2_video": "Sam2VideoPositionalEmbedding",
+    "edgetam_video": "EdgeTamVideoPositionalEmbedding",
+    "sam3_tracker_video": "Sam3TrackerVideoPositionalEmbedding",
+}
+
+
+def _family_class(family: str, name: str, kind: str = "modeling") -> Any:
+    """``name`` from ``transformers.models.<family>.<kind>_<family>``."""
+    return getattr(importlib.import_module(f"transformers.models.{family}.{kind}_{family}"), name)
+
+
 class TransformersAdapter(Adapter):
     """HF transformers' own RoPE, ALiBi, T5, sinusoidal, learned-offset and mask code (float32)."""
 
@@ -296,6 +366,10 @@ class TransformersAdapter(Adapter):
     detr_sine_source = "detr"
     coord_sine_source = "conditional_detr"
     sincos_source = "rt_detr"
+    rope2d_source = "qwen2_vl"
+    dinov3_source = "dinov3_vit"
+    sam2_rope_source = "sam2_video"
+    fourier_source = "sam"
     capabilities = Capabilities(
         functions=None,  # the methods below; the rest of the protocol is not in HF
         # HF builds its tables in float32 even in a float64 model; apply_rope and learned follow x's dtype
@@ -440,6 +514,10 @@ class TransformersAdapter(Adapter):
                 "detr_sine": self.detr_sine_source,
                 "coord_sine": self.coord_sine_source,
                 "sincos": self.sincos_source,
+                "rope2d": self.rope2d_source,
+                "dinov3": self.dinov3_source,
+                "sam2_rope": self.sam2_rope_source,
+                "fourier": self.fourier_source,
             },
         }
 
@@ -1411,9 +1489,9 @@ class TransformersAdapter(Adapter):
         """``SamPositionalEmbedding`` holding the case's ``G`` (in its dtype)."""
         import types
 
-        from transformers.models.sam.modeling_sam import SamPositionalEmbedding
-
-        module = SamPositionalEmbedding(types.SimpleNamespace(scale=1.0, num_pos_feats=gaussian.shape[-1]))
+        width = gaussian.shape[-1]  # SAM's num_pos_feats; its copies read hidden_size // 2
+        config = types.SimpleNamespace(scale=1.0, num_pos_feats=width, hidden_size=2 * width)
+        module = _family_class(self.fourier_source, _FOURIER[self.fourier_source])(config)
         # the case's matrix as given, whatever its shape (copy_ would broadcast a wrong one)
         module.positional_embedding = self.torch.nn.Parameter(gaussian.clone(), requires_grad=False)
         return module
@@ -1427,6 +1505,9 @@ class TransformersAdapter(Adapter):
         points = c.reshape(1, 1, -1, c.shape[-1]).to(g.dtype)  # SAM indexes coordinates[:, :, :, k]
         shape = tuple(int(n) for n in input_shape)
         h, w = shape[0], shape[-1]
+        if "fourier_source" in self.overrides and offset != 0.0:
+            msg = f"{self.fourier_source}'s copy is mapped without the prompt encoder's 0.5 shift"
+            raise Unsupported(msg)
         with torch.no_grad():
             if offset == 0.0:  # input_shape [1, 1] is SAM's input_shape=None (points already normalised)
                 out = self._sam_embedding(g)(points, None if shape == (1, 1) else shape)
@@ -1709,29 +1790,25 @@ class TransformersAdapter(Adapter):
         return cos.reshape(*lead, head_dim), sin.reshape(*lead, head_dim)
 
     def _dinov3_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
-        from transformers.models.dinov3_vit.configuration_dinov3_vit import DINOv3ViTConfig
-        from transformers.models.dinov3_vit.modeling_dinov3_vit import (
-            DINOv3ViTRopePositionEmbedding,
-            get_patches_center_coordinates,
-        )
-
+        name, config_name = _DINOV3_ROPE[self.dinov3_source]
+        centres_of = _family_class(self.dinov3_source, "get_patches_center_coordinates")
         torch = self.torch
         rows = positions.reshape(2, -1, positions.shape[-1])
         module, tables = None, []
         for y, x in zip(rows[0], rows[1], strict=True):
             h, w = len(np.unique(y)), len(np.unique(x))
-            centres = get_patches_center_coordinates(h, w, dtype=torch.float64, device="cpu").numpy()
+            centres = centres_of(h, w, dtype=torch.float64, device="cpu").numpy()
             if h * w != y.size or not np.array_equal(centres.T, np.stack([y, x])):
                 msg = (
-                    "DINOv3ViTRopePositionEmbedding computes the patch centres of an h x w grid itself "
+                    f"{name} computes the patch centres of an h x w grid itself "
                     "(its train-time shift/jitter/rescale is random); other coordinates cannot be given"
                 )
                 raise Unsupported(msg)
             if module is None:
-                config = DINOv3ViTConfig(
+                config = _family_class(self.dinov3_source, config_name, "configuration")(
                     hidden_size=head_dim, num_attention_heads=1, rope_theta=base, patch_size=1, image_size=1
                 )
-                module = DINOv3ViTRopePositionEmbedding(config).eval()  # eval: no augmentation
+                module = _family_class(self.dinov3_source, name)(config).eval()  # eval: no augmentation
             tables.append(module(torch.zeros(1, 3, h, w)))  # pixel_values: only its size is read
         lead = positions.shape[1:]
         cos = torch.stack([t[0] for t in tables]).reshape(*lead, head_dim)
@@ -1765,19 +1842,17 @@ class TransformersAdapter(Adapter):
         return cos, picked.imag.repeat_interleave(2, dim=-1).reshape(*lead, head_dim)
 
     def _sam2_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
-        from transformers import Sam2VideoConfig
-        from transformers.models.sam2_video.modeling_sam2_video import Sam2VideoVisionRotaryEmbedding
-
-        config = Sam2VideoConfig(
+        name, config_name = _SAM2_ROPE[self.sam2_rope_source]
+        config = _family_class(self.sam2_rope_source, config_name, "configuration")(
             memory_attention_hidden_size=head_dim,
             memory_attention_num_attention_heads=1,
             memory_attention_downsample_rate=1,
         )
         config.rope_parameters = {"rope_type": "axial", "rope_theta": base}
-        ids = self._grid_ids(positions, "Sam2VideoVisionRotaryEmbedding")
+        ids = self._grid_ids(positions, name)
         lead = ids.shape[1:]
         flat = ids.reshape(2, -1).flip(0).T  # precompute_positions' [N, 2] ids are (w, h)
-        cos, sin = Sam2VideoVisionRotaryEmbedding(config)(self.torch.empty(0), flat)
+        cos, sin = _family_class(self.sam2_rope_source, name)(config)(self.torch.empty(0), flat)
         return cos.reshape(*lead, head_dim), sin.reshape(*lead, head_dim)
 
     def _kimi_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
@@ -1795,18 +1870,49 @@ class TransformersAdapter(Adapter):
         cos, sin = Kimi_K25VisionRotaryEmbedding(config)(self.torch.empty(0), flat)
         return cos.reshape(*lead, head_dim), sin.reshape(*lead, head_dim)
 
+    def _vision_rotary_cos_sin(self, positions: np.ndarray, head_dim: int, base: float) -> Any:
+        """``rope2d_source``'s own ``<Prefix>VisionRotaryEmbedding(config).forward(x, ids [N, 2])``,
+        from a one-head config of ``head_dim`` channels with ``rope_theta = base``."""
+        family = self.rope2d_source
+        name, config_name, _, order = _VISION_ROTARY[family]
+        module = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
+        configs = importlib.import_module(f"transformers.models.{family}.configuration_{family}")
+        config = getattr(configs, config_name)()
+        for key, value in (("hidden_size", head_dim), ("embed_dim", head_dim), ("num_attention_heads", 1),
+                           ("num_heads", 1), ("head_dim", head_dim)):  # fmt: skip
+            if hasattr(config, key):
+                setattr(config, key, value)
+        config.rope_parameters = {**(getattr(config, "rope_parameters", None) or {}), "rope_theta": base}
+        ids = self._grid_ids(positions, name)
+        lead = ids.shape[1:]
+        flat = ids.reshape(2, -1)
+        flat = (flat if order == "hw" else flat.flip(0)).T
+        cos, sin = getattr(module, name)(config)(self.torch.empty(0), flat)
+        return cos.reshape(*lead, head_dim), sin.reshape(*lead, head_dim)
+
     def rope_2d_cos_sin(
         self, positions: Any, head_dim: int, *, base: float, convention: str, dtype: str
     ) -> tuple[Any, Any]:
         _float32_only(dtype, "the HF vision rotary embeddings")
-        build = {
-            "pixtral": self._pixtral_cos_sin,
-            "gemma4_vision": self._gemma4_cos_sin,
-            "dinov3": self._dinov3_cos_sin,
-            "llama4_vision": self._llama4_cos_sin,
-            "sam2": self._sam2_cos_sin,
-            "kimi_k25": self._kimi_cos_sin,
-        }.get(convention)
+        copies = {  # a family's own copy: its builder, and the one convention it computes
+            "rope2d_source": (self._vision_rotary_cos_sin, _VISION_ROTARY[self.rope2d_source][2]),
+            "dinov3_source": (self._dinov3_cos_sin, "dinov3"),
+            "sam2_rope_source": (self._sam2_cos_sin, "sam2"),
+        }
+        own = [copies[source] for source in copies if source in self.overrides]
+        if own:
+            method, computes = own[0]
+            build = method if convention == computes else None
+        else:
+            build = {
+                "pixtral": self._pixtral_cos_sin,
+                "qwen2_vl": self._vision_rotary_cos_sin,
+                "gemma4_vision": self._gemma4_cos_sin,
+                "dinov3": self._dinov3_cos_sin,
+                "llama4_vision": self._llama4_cos_sin,
+                "sam2": self._sam2_cos_sin,
+                "kimi_k25": self._kimi_cos_sin,
+            }.get(convention)
         if build is None:
             msg = f"no HF vision rotary embedding is mapped for convention {convention!r}"
             raise Unsupported(msg)
@@ -1828,6 +1934,10 @@ _SOURCE_FUNCTIONS = {
     "detr_sine_source": ("detr_sine_2d",),
     "coord_sine_source": ("detr_coord_sine",),
     "sincos_source": ("sincos_2d",),
+    "rope2d_source": ("rope_2d_cos_sin",),
+    "dinov3_source": ("rope_2d_cos_sin",),
+    "sam2_rope_source": ("rope_2d_cos_sin",),
+    "fourier_source": ("fourier_features",),
 }
 
 
@@ -1847,93 +1957,74 @@ def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
     return type(f"Transformers_{name}", (TransformersAdapter,), attributes)
 
 
-#: Variant name -> adapter class; ``posenc_ref_conformance.adapters.transformers:NAME`` loads one.
-ADAPTERS: dict[str, type[TransformersAdapter]] = {
-    "default": TransformersAdapter,
-    "mpt": _variant(
-        "mpt", "ALiBi from MPT's build_mpt_alibi_tensor (has alibi_bias_max).", alibi_source="mpt"
-    ),
-    "m2m100": _variant("m2m100", "The fairseq table from M2M100 (NLLB).", fairseq_source="m2m100"),
-    "fsmt": _variant("fsmt", "The fairseq table from FSMT.", fairseq_source="fsmt"),
-    "gptj": _variant("gptj", "Interleaved cos/sin from GPT-J's fixed table.", interleaved_source="gptj"),
-    "donut": _variant(
-        "donut", "Swin window bias from DonutSwinSelfAttention's table and index.", window_source="donut"
-    ),
-    "maskformer_swin": _variant(
-        "maskformer_swin", "Swin window bias from MaskFormerSwinSelfAttention.", window_source="maskformer"
-    ),
-    "data2vec_vision": _variant(
-        "data2vec_vision", "BEiT window bias from Data2VecVisionRelativePositionBias.", cls_source="data2vec"
-    ),
-    "swin2sr": _variant("swin2sr", "Swin-V2 coordinates from Swin2SRSelfAttention.", swinv2_source="swin2sr"),
-    "vitdet": _variant(
+#: The model families with positional code of their own (or a copy of another's), one row each:
+#: ``(family, what its column runs, {source attribute: value})``.  A family may have several rows
+#: (a text and a vision scheme, say): :func:`_variants` unites them into one variant.
+_FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
+    ("mpt", "ALiBi from MPT's build_mpt_alibi_tensor (has alibi_bias_max).", {"alibi_source": "mpt"}),
+    ("m2m_100", "The fairseq table from M2M100 (NLLB).", {"fairseq_source": "m2m100"}),
+    ("fsmt", "The fairseq table from FSMT.", {"fairseq_source": "fsmt"}),
+    ("gptj", "Interleaved cos/sin from GPT-J's fixed table.", {"interleaved_source": "gptj"}),
+    ("donut", "Swin window bias from DonutSwinSelfAttention's table and index.", {"window_source": "donut"}),
+    ("maskformer", "Swin window bias from MaskFormerSwinSelfAttention.", {"window_source": "maskformer"}),
+    ("data2vec", "BEiT window bias from Data2VecVisionRelativePositionBias.", {"cls_source": "data2vec"}),
+    ("swin2sr", "Swin-V2 coordinates from Swin2SRSelfAttention.", {"swinv2_source": "swin2sr"}),
+    (
         "vitdet",
         "Decomposed terms from ViTDet's add_decomposed_relative_positions.",
-        decomposed_source="vitdet",
+        {"decomposed_source": "vitdet"},
     ),
-    "sam_hq": _variant("sam_hq", "Decomposed terms from SamHQVisionAttention.", decomposed_source="sam_hq"),
-    "clap": _variant(
-        "clap", "Swin window bias from CLAP's audio ClapAudioSelfAttention.", window_source="clap"
+    ("sam_hq", "Decomposed terms from SamHQVisionAttention.", {"decomposed_source": "sam_hq"}),
+    ("clap", "Swin window bias from CLAP's audio ClapAudioSelfAttention.", {"window_source": "clap"}),
+    ("got_ocr2", "Decomposed terms from GotOcr2VisionAttention.", {"decomposed_source": "got_ocr2"}),
+    (
+        "seggpt",
+        "Decomposed terms from SegGptAttention.add_decomposed_rel_pos.",
+        {"decomposed_source": "seggpt"},
     ),
-    "got_ocr2": _variant(
-        "got_ocr2", "Decomposed terms from GotOcr2VisionAttention.", decomposed_source="got_ocr2"
+    (
+        "conditional_detr",
+        "DETR's sine from Conditional DETR's copy.",
+        {"detr_sine_source": "conditional_detr"},
     ),
-    "seggpt": _variant(
-        "seggpt", "Decomposed terms from SegGptAttention.add_decomposed_rel_pos.", decomposed_source="seggpt"
-    ),
-    "conditional_detr": _variant(
-        "conditional_detr", "DETR's sine from Conditional DETR's copy.", detr_sine_source="conditional_detr"
-    ),
-    "dab_detr": _variant(
+    (
         "dab_detr",
         "DETR's sine (separate temperatures; float32) and coordinate sinusoid from DAB-DETR.",
-        detr_sine_source="dab_detr",
-        coord_sine_source="dab_detr",
+        {"detr_sine_source": "dab_detr", "coord_sine_source": "dab_detr"},
     ),
-    "grounding_dino": _variant(
-        "grounding_dino",
-        "DETR's sine (float32 cumsum) and coordinate sinusoid from Grounding DINO.",
-        detr_sine_source="grounding_dino",
-        coord_sine_source="grounding_dino",
-    ),
-    "mm_grounding_dino": _variant(
-        "mm_grounding_dino",
-        "DETR's sine (float32 cumsum) and coordinate sinusoid from MM-Grounding-DINO.",
-        detr_sine_source="mm_grounding_dino",
-        coord_sine_source="mm_grounding_dino",
-    ),
-    **{
-        name: _variant(
-            name, f"DETR's sine from {family}'s {prefix}SinePositionEmbedding.", detr_sine_source=name
+    *(
+        (
+            name,
+            f"DETR's sine (float32 cumsum) and coordinate sinusoid from {family}.",
+            {"detr_sine_source": name, "coord_sine_source": name},
         )
-        for name, family, prefix in (
-            ("table_transformer", "Table Transformer", "TableTransformer"),
-            ("maskformer", "MaskFormer", "MaskFormer"),
-            ("mask2former", "Mask2Former", "Mask2Former"),
-            ("oneformer", "OneFormer", "OneFormer"),
-            ("sam2", "SAM2 (neck)", "Sam2"),
-            ("edgetam", "EdgeTAM", "EdgeTam"),
-            ("sam3", "SAM3", "Sam3"),
-            ("sam3_lite_text", "SAM3-LiteText", "Sam3LiteText"),
-        )
-    },
-    **{
-        name: _variant(name, f"DETR's sine from {family}'s {_DETR_SINE_CLASS[name]}.", detr_sine_source=name)
+        for name, family in (("grounding_dino", "Grounding DINO"), ("mm_grounding_dino", "MM-Grounding-DINO"))
+    ),
+    *(
+        (name, f"DETR's sine from {family}'s {_DETR_SINE_CLASS[name]}.", {"detr_sine_source": name})
         for name, family in (
+            ("table_transformer", "Table Transformer"),
+            ("maskformer", "MaskFormer"),
+            ("mask2former", "Mask2Former"),
+            ("oneformer", "OneFormer"),
+            ("sam2", "SAM2 (neck)"),
+            ("edgetam", "EdgeTAM"),
+            ("sam3", "SAM3"),
+            ("sam3_lite_text", "SAM3-LiteText"),
             ("sam2_video", "SAM2-Video"),
             ("edgetam_video", "EdgeTAM-Video"),
             ("sam3_tracker_video", "SAM3-Tracker-Video"),
         )
-    },
-    **{
-        name: _variant(name, f"The coordinate sinusoid from {family}'s copy.", coord_sine_source=name)
+    ),
+    *(
+        (name, f"The coordinate sinusoid from {family}'s copy.", {"coord_sine_source": name})
         for name, family in (("lw_detr", "LW-DETR"), ("rf_detr", "RF-DETR"))
-    },
-    **{
-        name: _variant(
+    ),
+    *(
+        (
             name,
             f"The 2-D sincos from {family}'s build_2d_sinusoidal_position_embedding.",
-            sincos_source=name,
+            {"sincos_source": name},
         )
         for name, family in (
             ("rt_detr_v2", "RT-DETR-v2"),
@@ -1945,7 +2036,50 @@ ADAPTERS: dict[str, type[TransformersAdapter]] = {
             ("aimv2", "AIMv2"),
             ("granite_docling", "Granite-Docling"),
         )
-    },
+    ),
+    *(
+        (family, f"The 2-D vision RoPE table of {row[0]}.", {"rope2d_source": family})
+        for family, row in _VISION_ROTARY.items()
+        if family != TransformersAdapter.rope2d_source
+    ),
+    *(
+        (family, f"DINOv3's patch-centre RoPE from {row[0]}.", {"dinov3_source": family})
+        for family, row in _DINOV3_ROPE.items()
+        if family != TransformersAdapter.dinov3_source
+    ),
+    *(
+        (family, f"SAM 2's memory-attention RoPE from {row[0]}.", {"sam2_rope_source": family})
+        for family, row in _SAM2_ROPE.items()
+        if family != TransformersAdapter.sam2_rope_source
+    ),
+    *(
+        (family, f"SAM's random Fourier features from {name}.", {"fourier_source": family})
+        for family, name in _FOURIER.items()
+        if family != TransformersAdapter.fourier_source
+    ),
+]
+
+
+def _variants(rows: list[tuple[str, str, dict[str, str]]]) -> dict[str, type[TransformersAdapter]]:
+    """One variant per family of ``rows``, its rows' sources united (a source given twice must
+    agree) and their descriptions joined."""
+    docs: dict[str, list[str]] = {}
+    sources: dict[str, dict[str, str]] = {}
+    for family, doc, given in rows:
+        docs.setdefault(family, []).append(doc)
+        united = sources.setdefault(family, {})
+        for key, value in given.items():
+            if united.setdefault(key, value) != value:
+                msg = f"family {family!r}: {key} is {united[key]!r} in one row and {value!r} in another"
+                raise ValueError(msg)
+    return {family: _variant(family, " ".join(docs[family]), **sources[family]) for family in docs}
+
+
+#: Variant name (a model family's directory under ``transformers/models``) -> adapter class;
+#: ``posenc-ref check transformers:NAME`` runs one, ``default`` is the adapter itself.
+ADAPTERS: dict[str, type[TransformersAdapter]] = {
+    "default": TransformersAdapter,
+    **_variants(_FAMILY_SOURCES),
 }
 ADAPTER = TransformersAdapter
 
@@ -1967,6 +2101,7 @@ DEFAULT_FAMILIES: dict[str, tuple[str, ...]] = {
     "speech_to_text": ("sinusoidal/fairseq/",),
     "whisper": ("sinusoidal/tensor2tensor/",),
     "qwen2_5_vl": ("mrope_position_ids",),
+    "qwen2_vl": ("rope_2d_cos_sin/qwen2_vl/",),
     "pixtral": ("rope_2d_cos_sin/pixtral/",),
     "gemma4": ("rope_2d_cos_sin/gemma4_vision/",),
     "dinov3_vit": ("rope_2d_cos_sin/dinov3/",),
@@ -1997,17 +2132,11 @@ DEFAULT_FAMILIES: dict[str, tuple[str, ...]] = {
     "pix2struct": ("row_col_embedding/sum/",),
 }
 
-#: Variant -> its model family (the directory under ``transformers/models``) where the names differ.
-VARIANT_FAMILY: dict[str, str] = {
-    "maskformer_swin": "maskformer",
-    "data2vec_vision": "data2vec",
-    "m2m100": "m2m_100",
-}
 
 #: Scheme class (the zoo's, ``docs/matrix/zoo_families.csv``) -> {family: why no column of this
 #: adapter runs that scheme of that family}; the zoo page shows each reason.
 NOT_RUN: dict[str, dict[str, str]] = {}
-mpt, m2m100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m100", "fsmt", "gptj"))
+mpt, m2m_100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m_100", "fsmt", "gptj"))
 conditional_detr, dab_detr, grounding_dino = (
     ADAPTERS[name] for name in ("conditional_detr", "dab_detr", "grounding_dino")
 )

@@ -1,4 +1,4 @@
-"""2-D RoPE tables of vision encoders (Pixtral, Gemma 4 vision, DINOv3), exact.
+"""2-D RoPE tables of vision encoders (Pixtral, Qwen2-VL, Gemma 4, DINOv3, Llama 4, SAM 2, Kimi), exact.
 
 Written from each family's reference code (HF transformers 5.24 and the
 originals it ports), importing nothing from ``posenc_ref``; ``D`` is the head
@@ -8,6 +8,9 @@ dimension, ``q = D/4``, ``b`` the base, ``(y, x)`` a token's row and column:
   ``PixtralVisionRotaryEmbedding``): ``freqs = b**(-2k/D)`` for ``k < D/2``; rows
   take ``freqs[0::2]``, columns ``freqs[1::2]``; table ``[cos a | cos a]`` with
   ``a = [y freqs[0::2] | x freqs[1::2]]``.
+* Qwen2-VL vision (Qwen's ``VisionRotaryEmbedding`` + ``rot_pos_emb``, HF
+  ``Qwen2VLVisionRotaryEmbedding``): ``w = b**(-2k/(D/2))``, ``k < q``; table
+  ``[cos a | cos a]`` with ``a = [y w | x w]``.
 * Gemma 4 vision (HF ``Gemma4VisionRotaryEmbedding``): ``w = b**(-2k/(D/2))``,
   ``k < q``; table ``[cos y w | cos y w | cos x w | cos x w]``.
 * Llama 4 vision (Meta ``llama_models`` vision encoder, HF
@@ -38,7 +41,7 @@ from ._numeric import exact, mp
 
 __all__ = ["CONVENTIONS", "rope_2d_cos_sin", "rope_2d_frequencies"]
 
-CONVENTIONS = ("pixtral", "gemma4_vision", "dinov3", "llama4_vision", "sam2", "kimi_k25")
+CONVENTIONS = ("pixtral", "qwen2_vl", "gemma4_vision", "dinov3", "llama4_vision", "sam2", "kimi_k25")
 
 
 def rope_2d_frequencies(head_dim: int, base: Any, convention: str) -> tuple[list[Any], list[Any]]:
@@ -48,7 +51,7 @@ def rope_2d_frequencies(head_dim: int, base: Any, convention: str) -> tuple[list
     if convention == "pixtral":
         full = [mp.power(b, -mp.mpf(2 * k) / d) for k in range(head_dim // 2)]
         return full[0::2], full[1::2]
-    if convention in ("gemma4_vision", "llama4_vision", "sam2", "kimi_k25"):
+    if convention in ("qwen2_vl", "gemma4_vision", "llama4_vision", "sam2", "kimi_k25"):
         spatial = d / 2
         shared = [mp.power(b, -mp.mpf(2 * k) / spatial) for k in range(head_dim // 4)]
         return shared, shared

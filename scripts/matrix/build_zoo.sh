@@ -4,10 +4,11 @@
 #   scripts/matrix/build_zoo.sh [--dry-run] [--venvs DIR] [--jobs N] [--out DIR] [--only NAME ...]
 #
 # Makes or refreshes DIR/transformers (scripts/matrix/setup_transformers.sh, idempotent), lists the
-# families of that transformers (the directories of transformers/models), runs `posenc-ref check`
-# on the default transformers column and on every variant of the adapter's ADAPTERS table (one per
-# model family), N at a time (default 2), each report into reports/zoo/, then writes OUT/zoo.json
-# and OUT/zoo.html (python -m posenc_ref_conformance.zoo) with the wall time.  --only runs just the
+# families of that transformers (the directories of transformers/models), checks the default
+# transformers column and every variant of the adapter's ADAPTERS table (one per model family) in N
+# processes (default 2; each checks its share of the columns in-process, as `posenc-ref check SPEC
+# --json` would), each report into reports/zoo/, then writes OUT/zoo.json and OUT/zoo.html
+# (python -m posenc_ref_conformance.zoo merge) with the wall time.  --only runs just the
 # named variants (and the default column) into the same page, for a quick look.  Exit status 1 when
 # a failure is unexplained (docs/matrix/classification.json).  --dry-run prints each check and the
 # merge instead of running them.  Defaults: --venvs .matrix-venvs, --out docs/matrix.
@@ -39,12 +40,18 @@ if [ "${#ONLY[@]}" -gt 0 ]; then
 else  # the adapter's table; reading it needs no torch
     specs="transformers $(PYTHONPATH="$REPO" python3 -c 'from posenc_ref_conformance.adapters.transformers import ADAPTERS; print(" ".join("transformers:" + v for v in ADAPTERS if v != "default"))')"
 fi
-merge=(env PYTHONPATH="$REPO" "$PY" -m posenc_ref_conformance.zoo
+merge=(env PYTHONPATH="$REPO" "$PY" -m posenc_ref_conformance.zoo merge
     --installed "$REPORTS/installed.txt" --out "$OUT" --families "$REPO/docs/matrix/zoo_families.csv"
     --classification "$REPO/docs/matrix/classification.json" --command "bash scripts/matrix/build_zoo.sh$VENVS_ARG")
+# the columns split round-robin over JOBS processes, each checking its share in one process (one
+# import of torch and transformers): python -m posenc_ref_conformance.zoo run --out DIR SPEC ...
+shares=()
+for ((j = 0; j < JOBS; j++)); do
+    shares+=("$(printf '%s\n' $specs | awk -v j="$j" -v n="$JOBS" '(NR - 1) % n == j' | tr '\n' ' ')")
+done
 if [ "$DRY" = 1 ]; then
-    for spec in $specs; do
-        printf '+ %q -m posenc_ref_conformance check %q --timeout 300 --json %q\n' "$PY" "$spec" "$REPORTS/${spec//:/-}.json"
+    for share in "${shares[@]}"; do
+        printf '+ env PYTHONPATH=%q %q -m posenc_ref_conformance.zoo run --out %q %s\n' "$REPO" "$PY" "$REPORTS" "$share"
     done
     printf '+'; printf ' %q' "${merge[@]}" --transformers-version VERSION --wall-s SECONDS
     printf ' --reports %s\n' "$REPORTS/transformers*.json"
@@ -63,16 +70,14 @@ PY
 version="$("$PY" -c 'import transformers; print(transformers.__version__)')"
 total=$(wc -w <<<"$specs")
 echo "# zoo: $total columns, $JOBS at a time, transformers $version ($(wc -l <"$REPORTS/installed.txt") families installed)"
-# one check per column; a line per finished column ([done/total], its seconds) shows the progress
-export REPO PY REPORTS total
-printf '%s\n' $specs | xargs -P "$JOBS" -I{} bash -c '
-    spec={}; t=$SECONDS; rc=0
-    env PYTHONPATH="$REPO" "$PY" -m posenc_ref_conformance check "$spec" --timeout 300 \
-        --json "$REPORTS/${spec//:/-}.json" >/dev/null 2>"$REPORTS/${spec//:/-}.err" || rc=$?
-    if [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 3 ]; then
-        echo "# $spec: check exited $rc: $(tail -1 "$REPORTS/${spec//:/-}.err")" >&2; exit 255
-    fi
-    echo "[$(ls "$REPORTS"/*.json | wc -l)/$total] $spec $((SECONDS - t)) s"'
+pids=()
+for share in "${shares[@]}"; do  # each prints [n/its share] SPEC: VERDICT (seconds) as it goes
+    env PYTHONPATH="$REPO" "$PY" -m posenc_ref_conformance.zoo run --out "$REPORTS" $share 2>>"$REPORTS/run.err" &
+    pids+=($!)
+done
+rc=0
+for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+[ "$rc" = 0 ] || { echo "# a column did not load (see above; stderr in $REPORTS/run.err)" >&2; exit 1; }
 wall=$((SECONDS - start))
 "${merge[@]}" --transformers-version "$version" --wall-s "$wall" --reports "$REPORTS"/transformers*.json
 echo "# zoo rebuilt in $wall s"

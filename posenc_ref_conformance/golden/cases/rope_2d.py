@@ -105,6 +105,15 @@ Gemma4Vision2d = add_note(
     "mixing a row channel with a column channel.",
     "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/models/gemma4/modeling_gemma4.py",
 )
+Qwen2Vl2d = add_note(
+    "Rope2dQwen2Vl",
+    "ConventionMismatch",
+    "Qwen2-VL's vision tower (and the towers that copy it) shares D/4 frequencies base**(-4k/D) between "
+    "rows and columns and lays the angles out as [y w | x w], duplicated for the half layout: Pixtral's "
+    "even/odd split of the full-head frequencies, or the (column, row) order, gives other angles.",
+    "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/models/qwen2_vl/"
+    "modeling_qwen2_vl.py",
+)
 Dinov3Coordinates = add_note(
     "Rope2dDinov3",
     "ConventionMismatch",
@@ -174,6 +183,10 @@ for _id, _why, _flags, _positions, _dim, _base, _convention in [
      "pixtral"),
     ("pixtral/two-images", "A 2 x 1 and a 1 x 3 image in one sequence, each numbered from (0, 0).",
      (Pixtral2d, NonSquareGrid), _TWO_IMAGES, 16, 10000.0, "pixtral"),
+    ("qwen2_vl/grid-2x3", "A 2 x 3 patch grid, D = 16, base 10000.", (Qwen2Vl2d, NonSquareGrid),
+     _grid(2, 3), 16, 10000.0, "qwen2_vl"),
+    ("qwen2_vl/grid-3x2-d32", "A 3 x 2 grid, D = 32 (Qwen2-VL's vision head is 80).",
+     (Qwen2Vl2d, NonSquareGrid), _grid(3, 2), 32, 10000.0, "qwen2_vl"),
     ("gemma4_vision/grid-2x3", "A 2 x 3 grid, D = 16, base 100.", (Gemma4Vision2d, NonSquareGrid),
      _grid(2, 3), 16, 100.0, "gemma4_vision"),
     ("gemma4_vision/grid-3x1-d32", "A 3 x 1 grid, D = 32, base 100.", (Gemma4Vision2d, NonSquareGrid),
@@ -214,7 +227,7 @@ for _id, _why, _error, _positions, _dim, _base, _convention in [
      _grid(2, 3), 6, 10000.0, "pixtral"),
     ("invalid-axes", "positions [3, L]: three axes, not (row, column).", "positions",
      [*_grid(2, 3), [0] * 6], 16, 10000.0, "pixtral"),
-    ("invalid-convention", "convention 'axial' is Qwen2-VL's layout (axial_angles), not one of these.",
+    ("invalid-convention", "convention 'axial' names several layouts (Qwen2-VL's, Pixtral's, Gemma 4's).",
      "convention", _grid(2, 3), 16, 10000.0, "axial"),
     ("invalid-base", "base 0: no frequencies.", "base", _centres(2, 4), 16, 0.0, "dinov3"),
 ]:  # fmt: skip
