@@ -6,8 +6,8 @@ so a block of a large bias matrix, one KV-cache decoding step and the full
 matrix all agree.  :func:`shaw_index`, :func:`shaw_logits` and
 :func:`shaw_values` implement Shaw, Uszkoreit & Vaswani (2018), "Self-Attention
 with Relative Position Representations", https://arxiv.org/abs/1803.02155, with
-the sign and clipping conventions of tensor2tensor, Wav2Vec2-BERT and HF BERT
-as named options.
+the sign and clipping conventions of tensor2tensor, Wav2Vec2-BERT, HF BERT,
+SpeechT5, VITS and Granite Speech as named options.
 """
 
 from __future__ import annotations
@@ -44,13 +44,16 @@ __all__ = [
 ]
 
 #: Sign and clipping conventions of :func:`shaw_index`.
-SHAW_CONVENTIONS = ("tensor2tensor", "bert")
+SHAW_CONVENTIONS = ("tensor2tensor", "bert", "speecht5", "vits", "granite_speech")
 
 _SHAW_ALIASES = {
     "t2t": "tensor2tensor uses 'tensor2tensor'",
     "wav2vec2_bert": "Wav2Vec2-BERT is 'tensor2tensor' with max_distance=(left, right)",
     "relative_key": "HF BERT relative_key uses 'bert'",
     "relative_key_query": "HF BERT relative_key_query uses 'bert' (pass k= to shaw_logits)",
+    "granite_speech_plus": "Granite Speech Plus and 5 use 'granite_speech'",
+    "granite_speech5": "Granite Speech Plus and 5 use 'granite_speech'",
+    "seamless_m4t_v2": "SeamlessM4T-v2 is 'tensor2tensor' with max_distance=(left, right)",
 }
 
 
@@ -114,36 +117,70 @@ def _distance(value: object, name: str, minimum: int) -> int:
     return check_int(value, name, minimum=minimum, maximum=POSITION_LIMIT, reason=POSITION_REASON)
 
 
+def _integer(value: object, name: str, rule: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise type_error(name, rule, value)
+
+
 def _shaw_limits(max_distance: object, convention: str) -> tuple[int, int]:
-    if convention == "bert":
-        if isinstance(max_distance, bool) or not isinstance(max_distance, numbers.Integral):
-            rule = "an integer (HF BERT's max_position_embeddings) when convention='bert'"
-            raise type_error("max_distance", rule, max_distance)
+    """``(left, right)`` for tensor2tensor; ``(0, P)`` bert; ``(0, L)`` speecht5; ``(0, w)`` vits;
+    ``(context_size, max_pos_emb)`` granite_speech."""
+    if convention in ("bert", "speecht5", "vits"):
+        what = {
+            "bert": "HF BERT's max_position_embeddings",
+            "speecht5": "SpeechT5's encoder_max_relative_position",
+            "vits": "VITS's window_size",
+        }[convention]
+        _integer(max_distance, "max_distance", f"an integer ({what}) when convention={convention!r}")
         return 0, _distance(max_distance, "max_distance", 1)
+    if convention == "granite_speech":
+        rule = "a pair (context_size, max_pos_emb) when convention='granite_speech'"
+        if not isinstance(max_distance, tuple):
+            raise type_error("max_distance", rule, max_distance)
+        if len(max_distance) != 2:
+            raise value_error("max_distance", rule, max_distance)
+        _integer(max_distance[0], "max_distance[0] (context_size)", "an integer")
+        _integer(max_distance[1], "max_distance[1] (max_pos_emb)", "an integer")
+        context = _distance(max_distance[0], "max_distance[0] (context_size)", 1)
+        offset = _distance(max_distance[1], "max_distance[1] (max_pos_emb)", 1)
+        if context > offset:
+            rule = f"at most max_pos_emb = {offset} (Granite Speech raises ValueError otherwise)"
+            raise value_error("max_distance[0] (context_size)", rule, context)
+        return context, offset
     if isinstance(max_distance, tuple):
         if len(max_distance) != 2:
             raise value_error("max_distance", "an integer k or a pair (left, right)", max_distance)
         left = _distance(max_distance[0], "max_distance[0] (left)", 0)
         right = _distance(max_distance[1], "max_distance[1] (right)", 0)
         return left, right
-    if isinstance(max_distance, bool) or not isinstance(max_distance, numbers.Integral):
-        raise type_error("max_distance", "an integer k or a pair (left, right)", max_distance)
+    _integer(max_distance, "max_distance", "an integer k or a pair (left, right)")
     k = _distance(max_distance, "max_distance", 1)
     return k, k
+
+
+def _rows(left: int, right: int, convention: str) -> int:
+    return {
+        "bert": 2 * right - 1,
+        "speecht5": 2 * right,
+        "vits": 2 * right + 2,
+        "granite_speech": 2 * right + 1,
+    }.get(convention, left + right + 1)
 
 
 def shaw_table_rows(max_distance: int | tuple[int, int], *, convention: str = "tensor2tensor") -> int:
     """Number of rows a Shaw table needs for :func:`shaw_index` with the same arguments.
 
     ``2k + 1`` for ``max_distance=k``, ``left + right + 1`` for ``(left, right)``,
-    and ``2 * max_position_embeddings - 1`` for ``convention="bert"``.
+    ``2 * max_position_embeddings - 1`` for ``convention="bert"``, ``2L`` for
+    ``"speecht5"`` (``nn.Embedding(2 * max_length, dim)``), ``2w + 2`` for
+    ``"vits"`` (VITS's ``2w + 1`` rows plus the zero row its padding stands for)
+    and ``2 * max_pos_emb + 1`` for ``"granite_speech"``.
 
     Parameters
     ----------
     max_distance : int or (int, int)
-        As for :func:`shaw_index`: the clipping distance ``k``, or ``(left,
-        right)`` limits, or (``convention="bert"``) ``max_position_embeddings``.
-    convention : {"tensor2tensor", "bert"}, optional
+        As for :func:`shaw_index`.
+    convention : {"tensor2tensor", "bert", "speecht5", "vits", "granite_speech"}, optional
         As for :func:`shaw_index`.  Default ``"tensor2tensor"``.
 
     Returns
@@ -163,14 +200,20 @@ def shaw_table_rows(max_distance: int | tuple[int, int], *, convention: str = "t
 
     Examples
     --------
-    ``2 * 2 + 1 = 5``; Wav2Vec2-BERT's ``64 + 8 + 1 = 73``; BERT's ``2 * 512 - 1 = 1023``:
+    ``2 * 2 + 1 = 5``; Wav2Vec2-BERT's ``64 + 8 + 1 = 73``; BERT's ``2 * 512 - 1 = 1023``;
+    SpeechT5's ``2 * 160 = 320``; VITS's ``2 * 4 + 1`` plus the zero row; Granite Speech's
+    ``2 * 512 + 1``:
 
     >>> shaw_table_rows(2), shaw_table_rows((64, 8)), shaw_table_rows(512, convention="bert")
     (5, 73, 1023)
+    >>> shaw_table_rows(160, convention="speecht5"), shaw_table_rows(4, convention="vits")
+    (320, 10)
+    >>> shaw_table_rows((200, 512), convention="granite_speech")
+    1025
     """
     convention = check_choice(convention, "convention", SHAW_CONVENTIONS, aliases=_SHAW_ALIASES)
     left, right = _shaw_limits(max_distance, convention)
-    return 2 * right - 1 if convention == "bert" else left + right + 1
+    return _rows(left, right, convention)
 
 
 def shaw_index(
@@ -187,14 +230,35 @@ def shaw_index(
         (tensor2tensor's ``max_relative_position``), or a pair ``(left, right)``
         of non-negative limits for keys before / after the query (Wav2Vec2-BERT's
         ``left_max_position_embeddings=64``, ``right_max_position_embeddings=8``).
-        ``convention="bert"``: HF BERT's ``max_position_embeddings``.
-    convention : {"tensor2tensor", "bert"}
+        ``"bert"``: HF BERT's ``max_position_embeddings``.  ``"speecht5"``:
+        SpeechT5's ``encoder_max_relative_position`` ``L``.  ``"vits"``: VITS's
+        ``window_size`` ``w``.  ``"granite_speech"``: the pair ``(context_size,
+        max_pos_emb)`` with ``1 <= context_size <= max_pos_emb`` (Granite Speech
+        raises otherwise).
+    convention : {"tensor2tensor", "bert", "speecht5", "vits", "granite_speech"}
         ``"tensor2tensor"``: clip ``key - query`` to ``[-left, right]`` and shift by
         ``left`` (tensor2tensor ``_generate_relative_positions_matrix``, Shaw et al.,
         Wav2Vec2-BERT ``_apply_relative_key_position_encoding``).
         ``"bert"``: HF BERT ``relative_key`` / ``relative_key_query`` (transformers
         v4; removed in v5): distance ``query - key`` indexed by
         ``distance + max_position_embeddings - 1``, *without clipping*.
+        ``"speecht5"``: ``SpeechT5RelativePositionalEncoding.forward``
+        (``speecht5/modeling_speecht5.py:433-442``): ``query - key`` clipped to
+        ``[-L, L - 1]`` and shifted by ``L``: asymmetric, and the table is the
+        mirror image of tensor2tensor's (``shaw_index(r, L, "speecht5") ==
+        2L - 1 - shaw_index(r, (L - 1, L))``).
+        ``"vits"``: ``VitsAttention`` (``vits/modeling_vits.py:907-993``): rows
+        ``r + w`` inside the window ``|r| <= w``, and *no clipping*: every key
+        farther away reads the extra row ``2w + 1``, which VITS's zero padding
+        makes a zero row (build the table as ``[emb_rel_k; 0]``).
+        ``"granite_speech"``: ``GraniteSpeechCTCEncoder.attention_dists``
+        (``granite_speech/modeling_granite_speech.py:315-319``; Granite Speech Plus
+        and Granite Speech 5 copy it): ``query - key`` clamped to
+        ``[-context_size, context_size]`` plus ``max_pos_emb``.  Granite Speech
+        attends block-locally: frames are cut into blocks of ``context_size`` and
+        only pairs in the same block attend, so ``relative`` there is the
+        difference of in-block positions, ``|r| < context_size``, and the clamp
+        never binds on HF's own path.
 
     Returns
     -------
@@ -216,20 +280,42 @@ def shaw_index(
 
     Notes
     -----
-    .. math::
-        \text{tensor2tensor:}\quad \mathrm{idx}_{ij} = \operatorname{clip}(r_{ij}, -\ell, \rho) + \ell,
-        \qquad \text{bert:}\quad \mathrm{idx}_{ij} = -r_{ij} + P - 1
+    With :math:`r_{ij} = k_j - q_i`:
 
-    with :math:`r_{ij} = k_j - q_i`, :math:`(\ell, \rho)` the left/right limits
-    (:math:`\ell = \rho = k` for an integer ``max_distance``) and :math:`P` the
-    ``max_position_embeddings``.  Shaw et al. use :math:`2k + 1` rows,
-    :math:`w_{\operatorname{clip}(j - i, k)}`.
+    .. math::
+        \begin{aligned}
+        \text{tensor2tensor:}&\quad \mathrm{idx}_{ij} = \operatorname{clip}(r_{ij}, -\ell, \rho) + \ell \\
+        \text{bert:}&\quad \mathrm{idx}_{ij} = -r_{ij} + P - 1 \\
+        \text{speecht5:}&\quad \mathrm{idx}_{ij} = \operatorname{clip}(-r_{ij}, -L, L - 1) + L \\
+        \text{vits:}&\quad \mathrm{idx}_{ij} = r_{ij} + w \ \text{if}\ |r_{ij}| \le w,
+            \ \text{else}\ 2w + 1 \\
+        \text{granite\_speech:}&\quad \mathrm{idx}_{ij} = \operatorname{clip}(-r_{ij}, -c, c) + M
+        \end{aligned}
+
+    with :math:`(\ell, \rho)` the left/right limits (:math:`\ell = \rho = k` for an
+    integer ``max_distance``), :math:`P` BERT's ``max_position_embeddings``,
+    :math:`L` SpeechT5's ``max_length``, :math:`w` VITS's window, :math:`c` and
+    :math:`M` Granite Speech's ``context_size`` and ``max_pos_emb``.  Shaw et al.
+    use :math:`2k + 1` rows, :math:`w_{\operatorname{clip}(j - i, k)}`.
+
+    VITS never forms this index: for a self-attention of length :math:`n` it
+    pads its ``[2w + 1, D]`` table with :math:`\max(n - w - 1, 0)` zero rows on
+    each side and slices rows from :math:`\max(w + 1 - n, 0)`, so column
+    :math:`c \in [0, 2n - 1)` of ``q @ E.T`` is relative position :math:`c - (n - 1)`;
+    ``_relative_position_to_absolute_position`` then moves it to
+    :math:`(i, j)` with :math:`c = j - i + n - 1` (the skew), and
+    ``_absolute_position_to_relative_position`` is its inverse on the weights.
+    Both together are exactly ``shaw_logits`` / ``shaw_values`` with this
+    index and the zero row.
 
     Examples
     --------
     Relative positions -3..3: with ``k = 2`` they clip to -2..2 and shift by 2;
     with ``(left, right) = (2, 1)`` they clip to -2..1; ``"bert"`` with
-    :math:`P = 4` gives :math:`3 - r`.
+    :math:`P = 4` gives :math:`3 - r`; SpeechT5 with :math:`L = 2` gives
+    :math:`\operatorname{clip}(-r, -2, 1) + 2`; VITS with :math:`w = 2` gives
+    :math:`r + 2`, and row 5 beyond the window; Granite Speech with
+    ``(context_size, max_pos_emb) = (2, 4)`` gives :math:`\operatorname{clip}(-r, -2, 2) + 4`.
 
     >>> import numpy as np
     >>> r = np.arange(-3, 4)
@@ -239,18 +325,32 @@ def shaw_index(
     [0, 0, 1, 2, 3, 3, 3]
     >>> shaw_index(r, 4, convention="bert").tolist()
     [6, 5, 4, 3, 2, 1, 0]
+    >>> shaw_index(r, 2, convention="speecht5").tolist()
+    [3, 3, 3, 2, 1, 0, 0]
+    >>> shaw_index(r, 2, convention="vits").tolist()
+    [5, 0, 1, 2, 3, 4, 5]
+    >>> shaw_index(r, (2, 4), convention="granite_speech").tolist()
+    [6, 6, 5, 4, 3, 2, 2]
     """
     xp = namespace(relative=relative)
     wide = check_relative(relative, "relative", xp)
     convention = check_choice(convention, "convention", SHAW_CONVENTIONS, aliases=_SHAW_ALIASES)
     left, right = _shaw_limits(max_distance, convention)
-    last_row = shaw_table_rows(max_distance, convention=convention) - 1
+    last_row = _rows(left, right, convention) - 1
     top = int(xp.iinfo(relative.dtype).max)
     if last_row > top:
         rule = f"small enough that the last row {last_row} fits relative's dtype {relative.dtype} (<= {top})"
         raise value_error("max_distance", rule, max_distance, hint="pass relative as int64")
     if convention == "tensor2tensor":
         index = _compat.clip(wide, -left, right, xp=xp) + left
+    elif convention == "speecht5":
+        index = _compat.clip(-wide, -right, right - 1, xp=xp) + right
+    elif convention == "granite_speech":
+        index = _compat.clip(-wide, -left, left, xp=xp) + right
+    elif convention == "vits":
+        inside = (wide >= -right) & (wide <= right)
+        window = _compat.clip(wide, -right, right, xp=xp) + right
+        index = xp.where(inside, window, xp.full_like(wide, last_row))
     else:
         span = value_range(wide, xp)
         if span is not None and (span[0] < 1 - right or span[1] > right - 1):

@@ -6,14 +6,18 @@ offsets and scaling; each disagreement is a named ``convention``
 
 * ``vaswani``: ``base**(-2k/d)``, interleaved; the paper, XLM, DistilBERT,
   keras-hub ``SinePositionEncoding``.
-* ``tensor2tensor``: geometric with an ``n - 1`` denominator, ``[sin | cos]``;
-  t2t ``get_timing_signal_1d`` (Whisper's ``sinusoids``).
+* ``tensor2tensor``: geometric with an ``n - 1`` denominator, ``[sin | cos]``
+  (``[cos | sin]`` with ``cos_first``); t2t ``get_timing_signal_1d`` (Whisper's
+  ``sinusoids``; MusicGen's ``get_embedding`` with ``cos_first``).
 * ``fairseq``: ``10000**(-k/(n-1))``, ``[sin | cos]``, padding offset and zero
   padding row; fairseq, HF Speech2Text, M2M100.
 * ``marian``: ``base**(-2k/d)``, ``[sin | cos]`` with a ceil/floor split; HF
   Marian, Pegasus.
 * ``mlx``: ``min_freq .. max_freq``, scaled ``[sin | cos]``;
   ``mlx.nn.SinusoidalPositionalEncoding``.
+* ``patchtst``: the ``vaswani`` table of ``num_positions`` rows, standardised
+  as a whole, ``(T - mean(T)) / (10 std(T))``; HF PatchTST and PatchTSMixer
+  ``positional_encoding_type="sincos"``.
 
 Angles are reduced modulo one turn with extra precision (``_angles``), so every
 value is within about an ulp of the compute dtype at any position; a float32
@@ -37,14 +41,15 @@ __all__ = ["SINUSOIDAL_CONVENTIONS", "sinusoidal"]
 
 _CONTEXT = decimal.Context(prec=42)  # host-side frequencies: 42 digits cover 2**-139
 
-SINUSOIDAL_CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx")
+SINUSOIDAL_CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx", "patchtst")
 
 _OPTIONS: dict[str, dict[str, object]] = {
     "vaswani": {"base": 10000.0},
-    "tensor2tensor": {"min_timescale": 1.0, "max_timescale": 1.0e4},
+    "tensor2tensor": {"min_timescale": 1.0, "max_timescale": 1.0e4, "cos_first": False},
     "fairseq": {"padding_idx": 1},
     "marian": {"base": 10000.0},
     "mlx": {"min_freq": 1.0e-4, "max_freq": 1.0, "scale": None, "cos_first": False, "full_turns": False},
+    "patchtst": {"num_positions": None},
 }
 
 
@@ -68,6 +73,8 @@ _CONVENTION_ALIASES = {
     "pegasus": "Pegasus uses 'marian'",
     "speech2text": "Speech2Text, M2M100 and NLLB use 'fairseq'",
     "m2m100": "Speech2Text, M2M100 and NLLB use 'fairseq'",
+    "musicgen": "MusicGen is 'tensor2tensor' with cos_first=True",
+    "patchtsmixer": "PatchTSMixer uses 'patchtst'",
 }
 
 
@@ -107,8 +114,9 @@ def _plan(convention: str, dim: int, options: tuple[tuple[str, Any], ...]) -> _P
     opt = dict(options)
     half = dim // 2
     with decimal.localcontext(_CONTEXT):
-        if convention == "vaswani":
-            return _Plan(dim, _vaswani_turns(dim, dim - half, opt["base"]), interleaved=True)
+        if convention in ("vaswani", "patchtst"):
+            base = opt.get("base", 10000.0)
+            return _Plan(dim, _vaswani_turns(dim, dim - half, base), interleaved=True)
         if convention == "marian":
             return _Plan(dim, _vaswani_turns(dim, dim - half, opt["base"]), n_sin=dim - half, n_cos=half)
         if convention == "tensor2tensor":
@@ -116,6 +124,8 @@ def _plan(convention: str, dim: int, options: tuple[tuple[str, Any], ...]) -> _P
             step = (_ln(hi) - _ln(lo)) / max(half - 1, 1)
             # t2t multiplies by min_timescale where 1/min_timescale was meant (tensor2tensor#1923).
             inv = [_decimal(lo) * _exp(-k * step) for k in range(half)]
+            turns = tuple(w / (2 * PI) for w in inv)
+            return _Plan(dim, turns, n_sin=half, n_cos=half, cos_first=opt["cos_first"])
         elif convention == "fairseq":
             inv = [_exp(-k * _ln(10000.0) / (half - 1)) for k in range(half)]
         else:  # mlx
@@ -153,8 +163,25 @@ def _check_options(convention: str, dim: int, options: dict[str, Any]) -> tuple[
             opt["scale"] = _validate.check_real(opt["scale"], "scale")
         for name in ("cos_first", "full_turns"):
             _validate.check_bool(opt[name], name)
+    if convention == "tensor2tensor":
+        _validate.check_bool(opt["cos_first"], "cos_first")
+    if convention == "patchtst":
+        if opt["num_positions"] is None:
+            hint = "PatchTST standardises a table of num_patches rows (+ 1 with use_cls_token)"
+            rule = "an integer (the rows of the table) for convention 'patchtst'"
+            raise _validate.type_error("num_positions", rule, None, hint=hint)
+        opt["num_positions"] = _validate.check_int(
+            opt["num_positions"], "num_positions", minimum=1, maximum=_PATCHTST_ROWS
+        )
+        if dim % 2:
+            rule = "even for convention 'patchtst' (HF's cos columns 1::2 need dim / 2 frequencies)"
+            raise _validate.value_error("dim", rule, dim)
     return tuple(sorted(opt.items()))
 
+
+#: Most rows (and table elements) convention "patchtst" standardises: the whole table is built.
+_PATCHTST_ROWS = 2**24
+_PATCHTST_ELEMENTS = 2**28
 
 #: Fastest frequency, in turns per position, that keeps phases float64-exact: turns are held to
 #: 42 digits (relative error 5e-43), so at |p| < 2**62 the phase is off by < 2**20 * 2.3e-24 turns.
@@ -212,6 +239,24 @@ def _assemble(plan: _Plan, positions: Any, *, xp: Any, dtype: Any, out_dtype: An
     return in_row_blocks(table, positions, width=angles.width, xp=xp, elements=angles.block_elements)[0]
 
 
+def _patchtst(plan: _Plan, positions: Any, rows: int, *, xp: Any, dtype: Any, out_dtype: Any) -> Any:
+    """PatchTST's standardised table ``(T - mean) / (10 std)`` of ``rows`` rows, at ``positions``."""
+    if rows * plan.dim > _PATCHTST_ELEMENTS:
+        rule = f"small enough that the {rows} x {plan.dim} table has at most 2**28 entries"
+        raise _validate.value_error("num_positions", rule, rows)
+    rule = f"in [0, num_positions - 1 = {rows - 1}] for convention 'patchtst' (rows of its table)"
+    _validate.check_position_range(positions, "positions", xp, low=0, high=rows - 1, rule=rule)
+    dev = _compat.device(positions)
+    every = _compat.arange(0, rows, xp=xp, dtype=positions.dtype, device=dev)
+    table = _assemble(plan, every, xp=xp, dtype=dtype, out_dtype=dtype)  # [rows, dim]
+    count = rows * plan.dim
+    mean = xp.sum(table) / count
+    centred = table - mean
+    std = xp.sqrt(xp.sum(centred * centred) / (count - 1))  # torch.std: correction=1
+    at = _assemble(plan, positions, xp=xp, dtype=dtype, out_dtype=dtype)  # the rows asked for, as above
+    return _compat.astype((at - mean) / (std * 10), out_dtype, xp=xp)
+
+
 def sinusoidal(
     positions: Any,
     /,
@@ -237,8 +282,13 @@ def sinusoidal(
       min_timescale) / max(n - 1, 1))`` and a zero column for odd ``dim``
       (t2t ``get_timing_signal_1d``; Whisper's ``sinusoids`` for even ``dim``).
       The factor ``min_timescale`` is t2t's own quirk (``1 / min_timescale``
-      was meant); it only matters when ``min_timescale != 1``.  Options:
-      ``min_timescale=1.0``, ``max_timescale=1.0e4``.
+      was meant); it only matters when ``min_timescale != 1``.  ``cos_first``
+      swaps the halves to ``[cos | sin]`` (the zero column stays last): HF
+      MusicGen / MusicGen-Melody ``get_embedding``
+      (``musicgen/modeling_musicgen.py:125-138``), which divides by
+      ``dim // 2 - 1`` without t2t's guard, so it fails for ``dim`` 2 and 3.
+      Options: ``min_timescale=1.0``, ``max_timescale=1.0e4``,
+      ``cos_first=False``.
     * ``"fairseq"``: fairseq ``SinusoidalPositionalEmbedding`` (and HF
       Speech2Text, M2M100, NLLB-MoE, XGLM, FSMT): ``[sin | cos]`` with
       ``w_k = 10000**(-k / (n - 1))``, a zero column for odd ``dim``, **and
@@ -254,6 +304,17 @@ def sinusoidal(
     * ``"marian"``: HF ``MarianSinusoidalPositionalEmbedding`` (and Pegasus):
       Vaswani frequencies, ``[sin | cos]``; sines take ``ceil(dim/2)``
       columns, cosines ``floor(dim/2)``.  Options: ``base=10000.0``.
+    * ``"patchtst"``: HF PatchTST / PatchTSMixer ``_init_pe`` with
+      ``positional_encoding_type="sincos"`` (``patchtst/modeling_patchtst.py:648-656``,
+      ``patchtsmixer/modeling_patchtsmixer.py:99-107``): the ``"vaswani"``
+      table ``T`` of rows ``0 .. N - 1`` (``N = num_positions``: PatchTST's
+      ``num_patches``, plus one with ``use_cls_token``), standardised as a
+      whole: ``(T - m) / (10 s)`` with ``m`` the mean of all ``N * dim``
+      entries and ``s`` their *sample* standard deviation (``torch.std``'s
+      default ``correction=1``: divisor ``N * dim - 1``), both over rows and
+      columns together.  The value at a position depends on ``N``; positions
+      must name rows ``0 <= p < N``.  ``dim`` must be even (HF's ``1::2``
+      assignment fails otherwise).  Options: ``num_positions`` (required).
     * ``"mlx"``: ``mlx.nn.SinusoidalPositionalEncoding`` applied to the
       positions: ``scale * [sin | cos]`` (``[cos | sin]`` if ``cos_first``)
       with ``w_k = exp(t_k log max_freq + (1 - t_k) log min_freq)``,
@@ -304,8 +365,9 @@ def sinusoidal(
         out of range (``base`` must be > 1, timescales and frequencies
         positive, and no frequency above ``2**20`` turns per position, where
         the 42-digit host frequencies would no longer give exact phases);
-        ``dim`` in {2, 3} for ``"fairseq"`` or odd ``dim`` for ``"mlx"``; a
-        fairseq position before row 0; positions with :math:`|p| \ge 2^{62}`;
+        ``dim`` in {2, 3} for ``"fairseq"`` or odd ``dim`` for ``"mlx"`` and
+        ``"patchtst"``; a fairseq position before row 0; a ``"patchtst"``
+        position outside ``[0, num_positions)``; positions with :math:`|p| \ge 2^{62}`;
         ``dtype`` float64 where it is unavailable.
 
     Notes
@@ -349,6 +411,15 @@ def sinusoidal(
     >>> row = pr.sinusoidal(xp.asarray([1]), 5, convention="marian")
     >>> [round(float(v), 6) for v in row[0, :]]
     [0.841471, 0.025116, 0.000631, 0.540302, 0.999685]
+
+    MusicGen's ``[cos | sin]`` and PatchTST's standardised table of 3 rows:
+
+    >>> row = pr.sinusoidal(xp.asarray([1]), 4, convention="tensor2tensor", cos_first=True)
+    >>> [round(float(v), 6) for v in row[0, :]]
+    [0.540302, 1.0, 0.841471, 0.0001]
+    >>> pe = pr.sinusoidal(xp.arange(3), 2, convention="patchtst", num_positions=3)
+    >>> [round(float(v), 6) for v in pe[:, 0]]
+    [-0.084115, 0.063604, 0.075511]
     """
     xp = _validate.namespace(positions=positions)
     positions = _validate.check_positions(positions, "positions", xp)
@@ -362,6 +433,8 @@ def sinusoidal(
     plan = _plan(convention, dim, checked)
     _check_frequencies(plan, convention, dict(checked))
     cdt = _compat.compute_dtype(xp, dev)
+    if convention == "patchtst":
+        return _patchtst(plan, positions, dict(checked)["num_positions"], xp=xp, dtype=cdt, out_dtype=dtype)
     if convention != "fairseq":
         return _assemble(plan, positions, xp=xp, dtype=cdt, out_dtype=dtype)
     shift = dict(checked)["padding_idx"] + 1

@@ -607,7 +607,8 @@ def test_vision_sine_copies_agree(variant: str, monkeypatch: pytest.MonkeyPatch)
 
     functions, attribute, must_pass = VISION_COPIES[variant]
     adapter = load_adapter(f"transformers:{variant}")
-    assert set(adapter.capabilities.functions or ()) == set(functions)
+    # the family's column: these functions, and any other scheme of the same family (SAM 2's Fourier)
+    assert set(functions) <= set(adapter.capabilities.functions or ())
     assert adapter.describe()["sources"] != load_adapter("transformers").describe()["sources"]
     report = run(adapter, only=["vision_sine"], xfails=load_xfails(XFAILS))
     assert not [r.result_id for r in report.results if r.status in ("fail", "xpass")]

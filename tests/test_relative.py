@@ -123,7 +123,51 @@ class TestShawIndex:
             shaw_index(xp.asarray([0.5]), 2)
 
     def test_conventions_tuple(self):
-        assert SHAW_CONVENTIONS == ("tensor2tensor", "bert")
+        assert SHAW_CONVENTIONS == ("tensor2tensor", "bert", "speecht5", "vits", "granite_speech")
+
+    def test_speecht5_mirrors_tensor2tensor(self, xp, device):
+        # SpeechT5RelativePositionalEncoding: pos = i - j; < -L -> -L; >= L -> L - 1; + L
+        rel = list(range(-7, 8))
+        big = 3
+        expected = [min(max(-r, -big), big - 1) + big for r in rel]
+        out = shaw_index(ints(xp, rel, device), big, convention="speecht5")
+        assert_equal(out, expected, xp=xp, device=device)
+        mirrored = [2 * big - 1 - (max(-(big - 1), min(big, r)) + big - 1) for r in rel]
+        assert expected == mirrored
+        assert shaw_table_rows(big, convention="speecht5") == 6
+
+    def test_vits_zero_row_beyond_the_window(self, xp):
+        rel = list(range(-6, 7))
+        w = 2
+        expected = [r + w if abs(r) <= w else 2 * w + 1 for r in rel]
+        assert_equal(shaw_index(ints(xp, rel), w, convention="vits"), expected, xp=xp)
+        assert shaw_table_rows(w, convention="vits") == 2 * w + 2
+
+    def test_granite_speech_block_distances(self, xp):
+        # GraniteSpeechCTCEncoder: clamp(i - j, -c, c) + M over one block of c frames
+        c, m = 4, 6
+        rel = [[j - i for j in range(c)] for i in range(c)]
+        expected = [[min(max(i - j, -c), c) + m for j in range(c)] for i in range(c)]
+        out = shaw_index(ints(xp, rel), (c, m), convention="granite_speech")
+        assert_equal(out, expected, xp=xp)
+        assert_equal(shaw_index(ints(xp, [-9, 9]), (2, 3), convention="granite_speech"), [5, 1], xp=xp)
+        assert shaw_table_rows((c, m), convention="granite_speech") == 2 * m + 1
+
+    @pytest.mark.parametrize(
+        ("max_distance", "convention", "error", "pattern"),
+        [
+            ((2, 2), "speecht5", TypeError, r"^max_distance must be an integer \(SpeechT5's"),
+            (0, "vits", ValueError, r"^max_distance must be a positive integer"),
+            (4, "granite_speech", TypeError, r"^max_distance must be a pair \(context_size, max_pos_emb\)"),
+            ((5, 4), "granite_speech", ValueError, r"^max_distance\[0\] \(context_size\) must be at most"),
+            ((1, 2, 3), "granite_speech", ValueError, r"^max_distance must be a pair"),
+        ],
+    )
+    def test_speech_conventions_bad_input(self, xp, max_distance, convention, error, pattern):
+        with pytest.raises(error, match=pattern):
+            shaw_index(ints(xp, [0]), max_distance, convention=convention)
+        with pytest.raises(error, match=pattern):
+            shaw_table_rows(max_distance, convention=convention)
 
 
 # --- Shaw logits and values: plain-Python loops ----------------------------------------------------
@@ -223,6 +267,29 @@ class TestShawValues:
             shaw_values(floats(xp, np.ones((4, 4))), ints(xp, index), floats(xp, table))
         with pytest.raises(TypeError, match=r"^weights must be an array of a real floating dtype"):
             shaw_values(ints(xp, index), ints(xp, index), floats(xp, table))
+
+
+def test_vits_logits_and_values_equal_its_skew():
+    # VITS's _get_relative_embeddings + _relative_position_to_absolute_position, in NumPy
+    n, w, d = 6, 2, 3
+    rng = np.random.default_rng(5)
+    emb, q = rng.standard_normal((2 * w + 1, d)), rng.standard_normal((n, d))
+    pad = max(n - (w + 1), 0)
+    padded = np.concatenate([np.zeros((pad, d)), emb, np.zeros((pad, d))])
+    start = max(w + 1 - n, 0)
+    rel = q @ padded[start : start + 2 * n - 1].T  # [n, 2n - 1], column c: relative c - (n - 1)
+    skewed = np.array([[rel[i, j - i + n - 1] for j in range(n)] for i in range(n)])
+    index = shaw_index(relative_positions(np.arange(n), np.arange(n)), w, convention="vits")
+    table = np.concatenate([emb, np.zeros((1, d))])
+    np.testing.assert_allclose(shaw_logits(q, index, table), skewed, rtol=1e-13, atol=1e-13)
+    # the value-side skew (_absolute_position_to_relative_position) is the same map
+    weights = rng.random((n, n))
+    unskewed = np.zeros((n, 2 * n - 1))
+    for i in range(n):
+        for j in range(n):
+            unskewed[i, j - i + n - 1] = weights[i, j]
+    expected = unskewed @ padded[start : start + 2 * n - 1]
+    np.testing.assert_allclose(shaw_values(weights, index, table), expected, rtol=1e-13, atol=1e-13)
 
 
 def test_tensor2tensor_relative_attention_end_to_end(xp):

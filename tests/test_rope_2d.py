@@ -224,7 +224,7 @@ class TestRope2dCosSin:
             rope_2d_cos_sin(ints(xp, [[0, 1]] * 3), 8, base=100.0, convention="pixtral")
         with pytest.raises(ValueError, match=r"^positions must be at least 2-dimensional"):
             rope_2d_cos_sin(ints(xp, [0, 1]), 8, base=100.0, convention="pixtral")
-        with pytest.raises(ValueError, match=r"^convention must be one of .*axial_angles"):
+        with pytest.raises(ValueError, match=r"^convention must be one of .*is 'qwen2_vl'"):
             rope_2d_cos_sin(ids, 8, base=100.0, convention="axial")
         with pytest.raises(ValueError, match=r"^base must be > 0"):
             rope_2d_cos_sin(ids, 8, base=0.0, convention="dinov3")

@@ -55,6 +55,12 @@ def _fairseq(p, d, padding_idx=1):
     return _concat(p + padding_idx + 1, inv, d)  # fairseq's make_positions offset
 
 
+def _t2t_cos_first(p, d):
+    row = _t2t(p, d)
+    n = d // 2
+    return row[n : 2 * n] + row[:n] + row[2 * n :]  # MusicGen: torch.cat([cos, sin]), zero column last
+
+
 def _mlx(p, d, min_freq=1e-4, max_freq=1.0, scale=None, cos_first=False, full_turns=False):
     n = d // 2
     one_zero = [1] if n == 1 else [1 - mpmath.mpf(k) / (n - 1) for k in range(n)]
@@ -91,7 +97,9 @@ def valid_dims(convention):
 
 
 POSITIONS = [0, 1, 2, 3, 7, 100, 1023, 4095, 2**20, 2**31 - 1]
-CASES = [(c, d) for c in SINUSOIDAL_CONVENTIONS for d in valid_dims(c)]
+#: patchtst standardises a table of num_positions rows: its own tests below (TestPatchTST).
+PLAIN = [c for c in SINUSOIDAL_CONVENTIONS if c != "patchtst"]
+CASES = [(c, d) for c in PLAIN for d in valid_dims(c)]
 
 
 class TestSinusoidal:
@@ -130,7 +138,7 @@ class TestSinusoidal:
         out = sinusoidal(ints(xp, POSITIONS), d, convention=convention, dtype=xp.float32)
         assert_close(out, expected(convention, POSITIONS, d), xp=xp, dtype=xp.float32)
 
-    @pytest.mark.parametrize("convention", SINUSOIDAL_CONVENTIONS)
+    @pytest.mark.parametrize("convention", PLAIN)
     @pytest.mark.skip_xp_backend(Backend.JAX_X32, reason="int64 positions need JAX x64")
     def test_large_positions(self, xp, convention):
         positions = [2**40 + 12345, 2**53 + 1, 2**62 - 3]
@@ -221,7 +229,7 @@ class TestSinusoidal:
         assert out.dtype == want
         assert _compat.device(out) == device
 
-    @pytest.mark.parametrize("convention", SINUSOIDAL_CONVENTIONS)
+    @pytest.mark.parametrize("convention", PLAIN)
     @pytest.mark.parametrize("dtype_name", ["float32", FLOAT64])
     def test_dtype_and_device_follow(self, xp, device, convention, dtype_name):
         dtype = getattr(xp, dtype_name)
@@ -340,3 +348,84 @@ class TestSinusoidalErrors:
     def test_float64_where_unavailable(self, xp):
         with pytest.raises(ValueError, match=r"^dtype must"):
             sinusoidal(ints(xp, [1]), 4, dtype=xp.float64)
+
+
+# --- MusicGen's [cos | sin] and PatchTST's standardised table -----------------------------------------
+
+
+class TestCosFirst:
+    @pytest.mark.parametrize("d", [1, 2, 5, 8, 64])
+    def test_musicgen_halves(self, xp, d):
+        positions = [0, 1, 7, 1000, 2**20]
+        out = sinusoidal(ints(xp, positions), d, convention="tensor2tensor", cos_first=True)
+        with mpmath.workdps(40):
+            want = np.asarray([[float(v) for v in _t2t_cos_first(mpmath.mpf(p), d)] for p in positions])
+        assert_close(out, want, xp=xp)
+
+    def test_musicgen_reference_row(self, xp):
+        # torch.cat([cos(emb), sin(emb)]) of MusicGen's get_embedding at position 1, d = 4
+        out = sinusoidal(ints(xp, [1]), 4, convention="tensor2tensor", cos_first=True)
+        assert_close(out, [[math.cos(1.0), math.cos(1e-4), math.sin(1.0), math.sin(1e-4)]], xp=xp)
+
+    def test_cos_first_must_be_a_bool(self, xp):
+        with pytest.raises(TypeError, match=r"^cos_first must be"):
+            sinusoidal(ints(xp, [1]), 4, convention="tensor2tensor", cos_first=1)
+
+
+def _patchtst_reference(rows, d):
+    """HF PatchTST._init_pe in NumPy float64: Vaswani table, minus its mean, over 10 sample stds."""
+    position = np.arange(rows)[:, None]
+    div_term = np.exp(np.arange(0, d, 2) * -(math.log(10000.0) / d))
+    pe = np.zeros((rows, d))
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term)
+    pe = pe - pe.mean()
+    return pe / (pe.std(ddof=1) * 10)
+
+
+class TestPatchTST:
+    @pytest.mark.parametrize(("rows", "d"), [(1, 2), (1, 4), (8, 8), (42, 16), (513, 128)])
+    def test_matches_the_hf_formula(self, xp, rows, d):
+        positions = sorted({0, rows // 2, rows - 1})
+        out = sinusoidal(ints(xp, positions), d, convention="patchtst", num_positions=rows)
+        assert_close(out, _patchtst_reference(rows, d)[positions], xp=xp, rtol=1e-12, atol=1e-13)
+
+    def test_statistics_of_the_whole_table(self, xp):
+        rows, d = 30, 6
+        table = to_numpy(
+            sinusoidal(ints(xp, list(range(rows))), d, convention="patchtst", num_positions=rows)
+        )
+        assert abs(float(table.mean())) < 1e-15
+        assert abs(float(table.std(ddof=1)) - 0.1) < 1e-15  # the sample std: torch.std's correction=1
+        assert abs(float(table.std(ddof=0)) - 0.1) > 1e-4  # not the population std
+
+    def test_values_depend_on_the_row_count(self, xp):
+        a = to_numpy(sinusoidal(ints(xp, [0]), 4, convention="patchtst", num_positions=4))
+        b = to_numpy(sinusoidal(ints(xp, [0]), 4, convention="patchtst", num_positions=5))
+        assert not np.allclose(a, b)
+
+    def test_float32_is_the_float64_value_rounded(self, xp):
+        out = sinusoidal(ints(xp, [0, 9]), 8, convention="patchtst", num_positions=10, dtype=xp.float32)
+        assert out.dtype == xp.float32
+        want = _patchtst_reference(10, 8)[[0, 9]].astype(np.float32)
+        assert_close(out, want, xp=xp, dtype=xp.float32, rtol=0, atol=2**-26)
+
+    @UNREAD_ON_DASK
+    def test_positions_outside_the_table(self, xp):
+        with pytest.raises(ValueError, match=r"^positions must be in \[0, num_positions - 1 = 3\]"):
+            sinusoidal(ints(xp, [4]), 4, convention="patchtst", num_positions=4)
+
+    @pytest.mark.parametrize(
+        ("d", "options", "error", "pattern"),
+        [
+            (4, {}, TypeError, r"^num_positions must be an integer"),
+            (5, {"num_positions": 3}, ValueError, r"^dim must be even for convention 'patchtst'"),
+            (4, {"num_positions": 0}, ValueError, r"^num_positions must be"),
+            (4, {"num_positions": 2.0}, TypeError, r"^num_positions must be"),
+            (4, {"num_positions": 3, "base": 10.0}, TypeError, r"^options must be among 'num_positions'"),
+            (2**10, {"num_positions": 2**19}, ValueError, r"^num_positions must be small enough"),
+        ],
+    )
+    def test_bad_input(self, xp, d, options, error, pattern):
+        with pytest.raises(error, match=pattern):
+            sinusoidal(ints(xp, [0]), d, convention="patchtst", **options)

@@ -21,7 +21,9 @@ def _tables(outdir: Path) -> Path:
     conventions = SINUSOIDAL_CONVENTIONS
     fig, axes = plt.subplots(1, len(conventions), figsize=(13, 3.6), sharey=True)
     for ax, convention in zip(axes, conventions, strict=True):
-        table = np.asarray(sinusoidal(positions, DIM, convention=convention))
+        # patchtst standardises its whole table of num_positions rows: values near +-0.2
+        options = {"num_positions": POSITIONS} if convention == "patchtst" else {}
+        table = np.asarray(sinusoidal(positions, DIM, convention=convention, **options))
         image = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
         ax.set_title(f'"{convention}"')
         ax.set_xlabel("column")

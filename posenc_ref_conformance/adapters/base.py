@@ -57,9 +57,9 @@ SCALING_TYPES = ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longr
 #: Axis orders of x in rope_heads: [batch, heads, seq, dim], [batch, seq, heads, dim], [tokens, heads, dim].
 HEAD_LAYOUTS = ("bhsd", "bshd", "thd")
 ALIBI_FORMS = ("symmetric", "causal")
-SINUSOIDAL_CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx")
+SINUSOIDAL_CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx", "patchtst")
 LEARNED_OFFSETS = ("plain", "opt", "roberta")
-SHAW_CONVENTIONS = ("tensor2tensor", "bert")
+SHAW_CONVENTIONS = ("tensor2tensor", "bert", "speecht5", "vits", "granite_speech")
 
 
 def _declared_calls() -> dict[str, dict[str, Any]]:

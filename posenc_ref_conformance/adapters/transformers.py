@@ -57,6 +57,39 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   ``forward``; ``fairseq`` -> ``Speech2TextSinusoidalPositionalEmbedding.
   get_embedding`` (variants ``m2m_100``: M2M100's, ``fsmt``: FSMT's
   ``SinusoidalPositionalEmbedding``); ``tensor2tensor`` -> ``whisper.sinusoids``.
+  A variant declares only its own copy's convention.  Verbatim copies: ``fairseq``
+  ``get_embedding`` of ``kosmos2``, ``kosmos2_5``, ``nllb_moe``, ``seamless_m4t``,
+  ``seamless_m4t_v2``, ``xglm``, ``trocr``, ``speecht5``, ``tipsv2``; ``marian``
+  ``create_weight`` + ``forward`` of ``pegasus``, ``autoformer``, ``informer``,
+  ``time_series_transformer``, ``roformer``; ``vaswani``
+  ``create_sinusoidal_embeddings`` of ``flaubert``, ``distilbert``; ``tensor2tensor``
+  ``SinusoidsPositionEmbedding.forward(seqlen)`` of ``qwen2_5_omni``,
+  ``qwen3_omni_moe``, ``qwen3_asr``.  Variant ``musicgen`` / ``musicgen_melody``:
+  ``tensor2tensor`` with ``cos_first=True`` only, their
+  ``SinusoidalPositionalEmbedding.get_embedding``.  ``patchtst``:
+  ``PatchTSTPositionalEncoding(config, num_positions).forward`` of a zero
+  ``[1, 1, N, d]`` input (``sincos``, no cls token); ``patchtsmixer``:
+  ``PatchTSMixerPositionalEncoding(config).forward`` (``context_length=N``,
+  ``patch_length=patch_stride=1``, so ``num_patches = N``).  ``florence2``: ``vaswani``
+  (even ``dim``) from ``Florence2VisionPositionalEmbeddingCosine1D.forward``; variant
+  ``speecht5`` also ``vaswani`` from ``SpeechT5ScaledPositionalEncoding.forward`` of
+  zeros (``alpha = 1``, its initial value).  These two are float32 torch products
+  (class ``product``, not XLM's ``exact``).
+* ``shaw_index``, ``shaw_table_rows`` (variants only; no Shaw code in the default
+  column): ``speecht5`` -> ``SpeechT5RelativePositionalEncoding.forward`` with
+  ``pe_k`` row ``r`` holding ``r`` (the gathered rows are the index);
+  ``pe_k.num_embeddings``.  ``vits`` -> ``VitsAttention._get_relative_embeddings`` +
+  ``_relative_position_to_absolute_position`` (underscored: VITS's index exists
+  only inside them, ``forward`` returns softmaxed weights) with ``emb_rel_k`` row
+  ``m`` holding ``m + 1`` and a query of one (``q . E^T`` is then ``E`` broadcast):
+  a value ``v > 0`` is row ``v - 1``, a ``0`` (padding) the canonical zero row
+  ``2w + 1``; rows ``emb_rel_k.shape[1] + 1``.  ``granite_speech``,
+  ``granite_speech_plus``, ``granite_speech5`` -> the encoder's ``attention_dists``
+  buffer (one block), ``rel_pos_emb.num_embeddings``; distances ``|r| >=
+  context_size`` never occur in a block (unsupported).  Relative positions
+  ``r = j - i`` are read at ``(i, j) = (max(-r, 0), max(r, 0))`` of HF's
+  ``[n, n]`` self-attention index.  The logits and value terms are inline products
+  in the models' ``forward`` before a softmax: not mapped.
 * ``learned`` (offset ``opt``): ``OPTLearnedPositionalEmbedding.forward``.
 * ``causal_mask``: ``masking_utils.causal_mask_function``,
   ``sliding_window_causal_mask_function``, ``chunked_causal_mask_function``.
@@ -135,8 +168,8 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   ``concat`` ``DetrLearnedPositionEmbedding.forward`` for whole grids (tables
   padded with zero rows to its 50).
 
-Not covered: HF has no standalone ``interpolate_table``, Shaw index (v5
-removed ``relative_key``), ``relative_positions`` or Llama 4 temperature
+Not covered: HF has no standalone ``interpolate_table``, general Shaw index (v5
+removed ``relative_key``; only the speech models' own, above), ``relative_positions`` or Llama 4 temperature
 function (``attn_scales`` is inline in ``Llama4TextAttention.forward``); no
 ``[tokens, heads, dim]`` rotation (``rope_heads`` layout ``thd``).
 
@@ -214,8 +247,60 @@ _SINUSOIDAL_OPTIONS = {
     "vaswani": {"base": 10000.0},
     "marian": {"base": 10000.0},
     "fairseq": {"padding_idx": 1},
-    "tensor2tensor": {"min_timescale": 1.0, "max_timescale": 1.0e4},
+    "tensor2tensor": {"min_timescale": 1.0, "max_timescale": 1.0e4, "cos_first": False},
+    "patchtst": {"num_positions": None},
 }
+
+#: ``*_source`` attributes that choose a sinusoid table -> the convention that family's copy serves.
+_SINUSOID_SOURCES = {
+    "xlm_source": "vaswani",
+    "marian_source": "marian",
+    "fairseq_source": "fairseq",
+    "t2t_source": "tensor2tensor",
+    "patchtst_source": "patchtst",
+}
+
+#: ``marian_source`` -> the family's verbatim copy of ``MarianSinusoidalPositionalEmbedding``.
+_MARIAN_CLASS = {
+    "marian": "MarianSinusoidalPositionalEmbedding",
+    "pegasus": "PegasusSinusoidalPositionalEmbedding",
+    "autoformer": "AutoformerSinusoidalPositionalEmbedding",
+    "informer": "InformerSinusoidalPositionalEmbedding",
+    "time_series_transformer": "TimeSeriesSinusoidalPositionalEmbedding",
+    "roformer": "RoFormerSinusoidalPositionalEmbedding",
+}
+
+#: ``fairseq_source`` -> (module directory, class) of the family's copy of fairseq's ``get_embedding``.
+_FAIRSEQ_CLASS = {
+    "speech2text": ("speech_to_text", "Speech2TextSinusoidalPositionalEmbedding"),
+    "m2m100": ("m2m_100", "M2M100SinusoidalPositionalEmbedding"),
+    "fsmt": ("fsmt", "SinusoidalPositionalEmbedding"),
+    "kosmos2": ("kosmos2", "Kosmos2TextSinusoidalPositionalEmbedding"),
+    "kosmos2_5": ("kosmos2_5", "Kosmos2_5TextSinusoidalPositionalEmbedding"),
+    "nllb_moe": ("nllb_moe", "NllbMoeSinusoidalPositionalEmbedding"),
+    "seamless_m4t": ("seamless_m4t", "SeamlessM4TSinusoidalPositionalEmbedding"),
+    "seamless_m4t_v2": ("seamless_m4t_v2", "SeamlessM4Tv2SinusoidalPositionalEmbedding"),
+    "xglm": ("xglm", "XGLMSinusoidalPositionalEmbedding"),
+    "trocr": ("trocr", "TrOCRSinusoidalPositionalEmbedding"),
+    "speecht5": ("speecht5", "SpeechT5SinusoidalPositionalEmbedding"),
+    "tipsv2": ("tipsv2", "Tipsv2SinusoidalPositionalEmbedding"),
+}
+
+#: ``shaw_source`` -> the Shaw convention of that family's relative index.
+_SHAW_CONVENTION = {
+    "speecht5": "speecht5",
+    "vits": "vits",
+    "granite_speech": "granite_speech",
+    "granite_speech_plus": "granite_speech",
+    "granite_speech5": "granite_speech",
+}
+
+#: Longest self-attention the Shaw probes build (an n x n index read back from HF).
+MAX_SHAW_LENGTH = 4096
+
+
+def _module(family: str) -> Any:
+    return importlib.import_module(f"transformers.models.{family}.modeling_{family}")
 
 
 def missing() -> str | None:
@@ -362,6 +447,11 @@ class TransformersAdapter(Adapter):
     overrides: tuple[str, ...] = ()
     alibi_source = "bloom"
     fairseq_source = "speech2text"
+    xlm_source = "xlm"
+    marian_source = "marian"
+    t2t_source = "whisper"
+    patchtst_source: str | None = None  # PatchTST's standardised table: variants patchtst, patchtsmixer
+    shaw_source: str | None = None  # no Shaw code in the default column (v5 removed BERT's relative_key)
     interleaved_source = "cohere"
     detr_sine_source = "detr"
     coord_sine_source = "conditional_detr"
@@ -448,7 +538,9 @@ class TransformersAdapter(Adapter):
             "(interleaved): float32 phase m * theta",
             "apply_rope": "llama / gpt_neox (partial) / gptj apply_rotary_pos_emb",
             "alibi_bias": "bloom.build_alibi_tensor: causal row-identical form only, BLOOM's own slopes",
-            "sinusoidal": "XLM (vaswani), Marian, Speech2Text (fairseq), Whisper (tensor2tensor, even dim)",
+            "sinusoidal": "XLM (vaswani), Marian, Speech2Text (fairseq), Whisper (tensor2tensor, even dim); "
+            "variants: the families' copies, MusicGen (cos_first), PatchTST(-Mixer), Florence-2",
+            "shaw_index": "variants speecht5, vits (its skew), granite_speech(_plus, 5) (attention_dists)",
             "learned": "OPTLearnedPositionalEmbedding (offset 2)",
             "rope_from_base": "Llama/CohereRotaryEmbedding(config) with its own ROPE_INIT_FUNCTIONS and "
             "dynamic_rope_update, then apply_rotary_pos_emb; seq_len = max(positions)+1 (dynamic, longrope)",
@@ -506,6 +598,11 @@ class TransformersAdapter(Adapter):
             "sources": {
                 "alibi": self.alibi_source,
                 "fairseq": self.fairseq_source,
+                "vaswani": self.xlm_source,
+                "marian": self.marian_source,
+                "tensor2tensor": self.t2t_source,
+                "patchtst": self.patchtst_source,
+                "shaw": self.shaw_source,
                 "interleaved": self.interleaved_source,
                 "window": self.window_source,
                 "window_cls": self.cls_source,
@@ -845,10 +942,11 @@ class TransformersAdapter(Adapter):
             "vaswani": self._xlm,
             "marian": self._marian,
             "fairseq": self._fairseq,
-            "tensor2tensor": self._whisper,
+            "tensor2tensor": self._t2t,
+            "patchtst": self._patchtst,
         }.get(convention)
-        if builder is None:
-            msg = f"HF has no {convention!r} sinusoidal table"
+        if builder is None or (convention == "patchtst" and self.patchtst_source is None):
+            msg = f"HF has no {convention!r} sinusoidal table in this column"
             raise Unsupported(msg)
         _float32_only(dtype, "HF's sinusoidal tables")
         with self.torch.no_grad():
@@ -857,53 +955,124 @@ class TransformersAdapter(Adapter):
     def _lookup(self, table: Any, positions: np.ndarray) -> Any:
         return self.torch.nn.functional.embedding(self._t(positions), table)
 
-    def _xlm(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
-        from transformers.models.xlm.modeling_xlm import create_sinusoidal_embeddings
+    def _even(self, dim: int, what: str) -> None:
+        if dim % 2:
+            msg = f"{what} fills pe[:, 0::2] and pe[:, 1::2] from dim // 2 frequencies: odd dim {dim} fails"
+            raise Unsupported(msg)
 
-        _options("vaswani", options, ("base",), "XLM's create_sinusoidal_embeddings")
-        rows = _nonnegative(positions, "XLM's table")
-        _check_table(rows, dim, "python", "XLM's create_sinusoidal_embeddings")
-        table = create_sinusoidal_embeddings(rows, dim, self.torch.empty(rows, dim))
+    def _xlm(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        source = self.xlm_source
+        _options("vaswani", options, ("base",), f"{source}'s vaswani table")
+        rows = _nonnegative(positions, f"{source}'s table")
+        if source == "speecht5":  # SpeechT5ScaledPositionalEncoding.forward: emb + alpha * pe, alpha = 1
+            self._even(dim, "SpeechT5ScaledPositionalEncoding")
+            _check_table(rows, dim, "torch", "SpeechT5ScaledPositionalEncoding")
+            module = _module("speecht5").SpeechT5ScaledPositionalEncoding(0.0, dim, max_len=rows).eval()
+            table = module(self.torch.zeros(1, rows, dim))[0]
+        elif source == "florence2":  # Florence2VisionPositionalEmbeddingCosine1D.forward
+            from transformers import Florence2Config
+
+            self._even(dim, "Florence2VisionPositionalEmbeddingCosine1D")
+            _check_table(rows, dim, "torch", "Florence2VisionPositionalEmbeddingCosine1D")
+            vision = {"embed_dim": [dim], "max_temporal_embeddings": rows}
+            module = _module("florence2").Florence2VisionPositionalEmbeddingCosine1D(
+                Florence2Config(vision_config=vision)
+            )
+            table = module(self.torch.zeros(1, rows, dim))
+        else:  # XLM, FlauBERT, DistilBERT: create_sinusoidal_embeddings, float64 NumPy
+            _check_table(rows, dim, "python", f"{source}'s create_sinusoidal_embeddings")
+            table = _module(source).create_sinusoidal_embeddings(rows, dim, self.torch.empty(rows, dim))
         return self._lookup(table, positions)
 
     def _marian(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
-        from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
-
-        _options("marian", options, ("base",), "MarianSinusoidalPositionalEmbedding")
-        rows = _nonnegative(positions, "Marian's table")
-        _check_table(rows, dim, "python", "MarianSinusoidalPositionalEmbedding")
-        module = MarianSinusoidalPositionalEmbedding(rows, dim)
+        name = _MARIAN_CLASS[self.marian_source]
+        _options("marian", options, ("base",), name)
+        rows = _nonnegative(positions, f"{name}'s table")
+        _check_table(rows, dim, "python", name)
+        module = getattr(_module(self.marian_source), name)(rows, dim)
         module.weight.copy_(module.create_weight())
         return module(self.torch.Size(positions.shape), position_ids=self._t(positions))
 
     def _fairseq(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
         padding_idx = _options("fairseq", options, (), "fairseq")["padding_idx"]
-        if self.fairseq_source == "m2m100":
-            from transformers.models.m2m_100.modeling_m2m_100 import (
-                M2M100SinusoidalPositionalEmbedding as Embedding,
-            )
-        elif self.fairseq_source == "fsmt":
-            from transformers.models.fsmt.modeling_fsmt import SinusoidalPositionalEmbedding as Embedding
-        else:
-            from transformers.models.speech_to_text.modeling_speech_to_text import (
-                Speech2TextSinusoidalPositionalEmbedding as Embedding,
-            )
+        family, name = _FAIRSEQ_CLASS[self.fairseq_source]
+        embedding = getattr(_module(family), name)
         ids = positions + padding_idx + 1  # the row create_position_ids_from_input_ids gives token p
         rows = max(int(ids.max()) + 1 if ids.size else 1, padding_idx + 1)
         _check_table(rows, dim, "torch", f"{self.fairseq_source} get_embedding")
-        table = Embedding.get_embedding(rows, dim, padding_idx)
+        table = embedding.get_embedding(rows, dim, padding_idx)
         return table.index_select(0, self._t(ids.reshape(-1))).reshape(*positions.shape, -1)
 
-    def _whisper(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
-        from transformers.models.whisper.modeling_whisper import sinusoids
-
-        merged = _options("tensor2tensor", options, ("min_timescale",), "Whisper's sinusoids")
+    def _t2t(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        source = self.t2t_source
+        if source in ("musicgen", "musicgen_melody"):
+            return self._musicgen(positions, dim, options)
+        merged = _options("tensor2tensor", options, ("min_timescale", "cos_first"), f"{source}'s sinusoids")
         if dim % 2:
-            msg = f"Whisper's sinusoids() rejects odd channels by design (ValueError); got dim={dim}"
+            msg = f"{source}'s sinusoids reject odd channels by design (ValueError); got dim={dim}"
             raise Unsupported(msg)
-        rows = _nonnegative(positions, "Whisper's table")
-        _check_table(rows, dim, "torch", "Whisper's sinusoids")
-        table = sinusoids(rows, dim, max_timescale=merged["max_timescale"])
+        rows = _nonnegative(positions, f"{source}'s table")
+        _check_table(rows, dim, "torch", f"{source}'s sinusoids")
+        if source == "whisper":
+            table = _module("whisper").sinusoids(rows, dim, max_timescale=merged["max_timescale"])
+        else:  # Qwen2.5-Omni, Qwen3-Omni-MoE, Qwen3-ASR: SinusoidsPositionEmbedding.forward(seqlen)
+            module = _module(source).SinusoidsPositionEmbedding(
+                rows, dim, max_timescale=merged["max_timescale"]
+            )
+            table = module(rows)
+        return self._lookup(table, positions)
+
+    def _musicgen(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        merged = _options(
+            "tensor2tensor", options, ("min_timescale", "max_timescale"), "MusicGen's get_embedding"
+        )
+        if not merged["cos_first"]:
+            msg = "MusicGen's get_embedding is [cos | sin] (cos_first=True) only"
+            raise Unsupported(msg)
+        name = "MusicgenSinusoidalPositionalEmbedding"
+        if self.t2t_source == "musicgen_melody":
+            name = "MusicgenMelodySinusoidalPositionalEmbedding"
+        rows = _nonnegative(positions, f"{self.t2t_source}'s table")
+        _check_table(rows, dim, "torch", f"{name}.get_embedding")
+        table = getattr(_module(self.t2t_source), name).get_embedding(rows, dim)
+        return self._lookup(table, positions)
+
+    def _patchtst(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        rows = _options("patchtst", options, (), "PatchTST's positional encoding")["num_positions"]
+        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 1:
+            msg = f"PatchTST's table size comes from its config (num_patches); got num_positions={rows!r}"
+            raise Unsupported(msg)
+        if positions.size and (int(positions.min()) < 0 or int(positions.max()) >= rows):
+            msg = f"PatchTST's table has rows 0 .. {rows - 1}; positions outside are the adapter's format"
+            raise Unsupported(msg)
+        self._even(dim, f"{self.patchtst_source}'s _init_pe")
+        _check_table(rows, dim, "torch", f"{self.patchtst_source}'s positional encoding")
+        zeros = self.torch.zeros(1, 1, rows, dim)  # [batch, channels, patches, d_model]
+        if self.patchtst_source == "patchtsmixer":
+            from transformers import PatchTSMixerConfig
+
+            config = PatchTSMixerConfig(
+                context_length=rows,
+                patch_length=1,
+                patch_stride=1,
+                d_model=dim,
+                num_input_channels=1,
+                use_positional_encoding=True,
+                positional_encoding_type="sincos",
+            )
+            module = _module("patchtsmixer").PatchTSMixerPositionalEncoding(config)
+        else:
+            from transformers import PatchTSTConfig
+
+            config = PatchTSTConfig(
+                d_model=dim,
+                num_input_channels=1,
+                positional_encoding_type="sincos",
+                use_cls_token=False,
+                positional_dropout=0.0,
+            )
+            module = _module("patchtst").PatchTSTPositionalEncoding(config, rows)
+        table = module.eval()(zeros)[0, 0]  # patch_input + position_enc
         return self._lookup(table, positions)
 
     def learned(self, table: Any, positions: Any, *, offset: str, padding_idx: int | None) -> Any:
@@ -1920,12 +2089,144 @@ class TransformersAdapter(Adapter):
             return build(np.asarray(positions, dtype=np.float64), head_dim, float(base))
 
 
+class _ShawMethods:
+    """``shaw_index`` and ``shaw_table_rows`` read back from a speech family's own relative index.
+
+    Only the Shaw variants (``shaw_source`` set) have these methods: the default column has no
+    Shaw code (v5 removed BERT's ``relative_key``), so it declares none.
+    """
+
+    torch: Any
+    shaw_source: str
+
+    def _shaw_convention(self, convention: str) -> None:
+        if convention != _SHAW_CONVENTION[self.shaw_source]:
+            msg = f"{self.shaw_source} indexes its table the {_SHAW_CONVENTION[self.shaw_source]!r} way"
+            raise Unsupported(msg)
+
+    def _granite(self, context: int, offset: int) -> Any:
+        """The family's encoder config and encoder class for one block of ``context`` frames."""
+        if self.shaw_source == "granite_speech5":
+            from transformers.models.granite_speech5.configuration_granite_speech5 import (
+                GraniteSpeech5EncoderConfig,
+            )
+
+            config = GraniteSpeech5EncoderConfig(
+                context_size=context,
+                max_position_embeddings=offset,
+                hidden_size=8,
+                intermediate_size=8,
+                num_hidden_layers=1,
+                num_attention_heads=1,
+                num_key_value_heads=1,
+                head_dim=8,
+            )
+            return _module("granite_speech5").GraniteSpeech5Encoder(config)
+        if self.shaw_source == "granite_speech_plus":
+            from transformers.models.granite_speech_plus.configuration_granite_speech_plus import (
+                GraniteSpeechPlusEncoderConfig as Config,
+            )
+
+            encoder = _module("granite_speech_plus").GraniteSpeechPlusCTCEncoder
+        else:
+            from transformers.models.granite_speech.configuration_granite_speech import (
+                GraniteSpeechEncoderConfig as Config,
+            )
+
+            encoder = _module("granite_speech").GraniteSpeechCTCEncoder
+        config = Config(
+            context_size=context,
+            max_pos_emb=offset,
+            input_dim=4,
+            num_layers=1,
+            hidden_dim=8,
+            num_heads=1,
+            dim_head=8,
+            output_dim=4,
+        )
+        return encoder(config)
+
+    def _shaw_map(self, max_distance: Any, length: int) -> np.ndarray:
+        """HF's index of the self-attention of ``length`` frames, ``[length, length]`` (query i, key j)."""
+        torch = self.torch
+        if self.shaw_source == "speecht5":  # SpeechT5RelativePositionalEncoding.forward: pe_k[index]
+            module = _module("speecht5").SpeechT5RelativePositionalEncoding(1, max_length=max_distance)
+            rows = module.pe_k.num_embeddings
+            module.pe_k.weight.copy_(torch.arange(rows, dtype=torch.float32)[:, None])  # row r holds r
+            return module(torch.zeros(1, length, 1))[..., 0].numpy().astype(np.int64)
+        if self.shaw_source == "vits":  # _get_relative_embeddings, then the skew to absolute positions
+            from transformers import VitsConfig
+
+            config = VitsConfig(hidden_size=1, num_attention_heads=1, window_size=max_distance)
+            attention = _module("vits").VitsAttention(config)
+            rows = attention.emb_rel_k.shape[1]
+            attention.emb_rel_k.copy_(torch.arange(1, rows + 1, dtype=torch.float32)[None, :, None])
+            embeddings = attention._get_relative_embeddings(attention.emb_rel_k, length)  # [1, 2n - 1, 1]
+            # q . E^T with a query of 1 in its one channel is E itself, in every query row
+            logits = embeddings[:, :, 0][:, None, :].expand(1, length, 2 * length - 1)
+            value = attention._relative_position_to_absolute_position(logits)[0].numpy().astype(np.int64)
+            return np.where(value > 0, value - 1, rows)  # 0: a padded zero row, canonical row 2w + 1
+        context, offset = max_distance
+        if length > context:
+            msg = (
+                f"{self.shaw_source} attends within blocks of context_size={context} frames: relative"
+                f" positions beyond +-{context - 1} never meet its index (its clamp never binds)"
+            )
+            raise Unsupported(msg)
+        encoder = self._granite(context, offset)
+        return encoder.attention_dists[:length, :length].numpy().astype(np.int64)
+
+    def shaw_index(self, relative: Any, *, max_distance: Any, convention: str) -> Any:
+        self._shaw_convention(convention)
+        relative = np.asarray(relative)
+        if not np.issubdtype(relative.dtype, np.integer):
+            msg = "the relative positions are the adapter's format; HF builds them from arange"
+            raise Unsupported(msg)
+        limit = tuple(max_distance) if isinstance(max_distance, list) else max_distance
+        length = int(np.abs(relative).max()) + 1 if relative.size else 1
+        if length > MAX_SHAW_LENGTH:
+            msg = f"{self.shaw_source} builds the whole [n, n] index; n = {length} is too large here"
+            raise Unsupported(msg)
+        with self.torch.no_grad():
+            index = self._shaw_map(limit, length)
+        r = relative.astype(np.int64)
+        # key j - query i = r: (i, j) = (0, r) for r >= 0, (-r, 0) for r < 0
+        return self.torch.from_numpy(index[np.maximum(-r, 0), np.maximum(r, 0)])
+
+    def shaw_table_rows(self, max_distance: Any, *, convention: str) -> Any:
+        self._shaw_convention(convention)
+        limit = tuple(max_distance) if isinstance(max_distance, list) else max_distance
+        with self.torch.no_grad():
+            if self.shaw_source == "speecht5":
+                return (
+                    _module("speecht5")
+                    .SpeechT5RelativePositionalEncoding(1, max_length=limit)
+                    .pe_k.num_embeddings
+                )
+            if self.shaw_source == "vits":
+                from transformers import VitsConfig
+
+                attention = _module("vits").VitsAttention(
+                    VitsConfig(hidden_size=1, num_attention_heads=1, window_size=limit)
+                )
+                return attention.emb_rel_k.shape[1] + 1  # and the zero row its padding stands for
+            encoder = self._granite(*limit)
+            layer = encoder.layers[0]
+            attention = layer.self_attn if self.shaw_source == "granite_speech5" else layer.attn
+            return attention.rel_pos_emb.num_embeddings
+
+
 #: Each source attribute a variant overrides -> the canonical functions that read it.  A variant
 #: declares only those: its column is that family's own code, and everything else (Llama's RoPE,
 #: BLOOM's ALiBi, ...) stays in the default column instead of being counted again under the family.
 _SOURCE_FUNCTIONS = {
     "alibi_source": ("alibi_slopes", "alibi_bias", "alibi_bias_from_heads"),
     "fairseq_source": ("sinusoidal",),
+    "xlm_source": ("sinusoidal",),
+    "marian_source": ("sinusoidal",),
+    "t2t_source": ("sinusoidal",),
+    "patchtst_source": ("sinusoidal",),
+    "shaw_source": ("shaw_index", "shaw_table_rows"),
     "interleaved_source": ("rope_cos_sin", "apply_rope", "rope", "rope_from_base", "rope_heads"),
     "window_source": ("window_bias",),
     "cls_source": ("window_bias",),
@@ -1940,12 +2241,30 @@ _SOURCE_FUNCTIONS = {
     "fourier_source": ("fourier_features",),
 }
 
+#: Sinusoid sources whose tables are float32 torch products (XLM's and Marian's are float64 NumPy).
+_TORCH_VASWANI = ("speecht5", "florence2")
+
 
 def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
     """A subclass that takes one family from another HF implementation, declaring only the
-    functions that family's code serves (:data:`_SOURCE_FUNCTIONS`)."""
+    functions that family's code serves (:data:`_SOURCE_FUNCTIONS`), and for a sinusoid or Shaw
+    source only the conventions that family's copy implements."""
     functions = tuple(dict.fromkeys(f for source in sources for f in _SOURCE_FUNCTIONS[source]))
-    capabilities = dataclasses.replace(TransformersAdapter.capabilities, functions=functions)
+    changes: dict[str, Any] = {"functions": functions}
+    conventions = tuple(_SINUSOID_SOURCES[s] for s in sources if s in _SINUSOID_SOURCES)
+    if conventions:
+        changes["sinusoidal_conventions"] = conventions
+        if sources.get("xlm_source") in _TORCH_VASWANI:
+            changes["phase"] = {"default": "product", "sinusoidal:marian": "exact"}
+    if "shaw_source" in sources:
+        changes["shaw_conventions"] = (_SHAW_CONVENTION[sources["shaw_source"]],)
+        # the speech models take max_distance as config values: a bad one is no error of theirs to raise
+        changes["invalid_inputs"] = {
+            **TransformersAdapter.capabilities.invalid_inputs,
+            "shaw_index": False,
+            "shaw_table_rows": False,
+        }
+    capabilities = dataclasses.replace(TransformersAdapter.capabilities, **changes)
     attributes = {
         "__doc__": doc,
         "__module__": __name__,
@@ -1954,7 +2273,8 @@ def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
         "overrides": tuple(sources),
         **sources,
     }
-    return type(f"Transformers_{name}", (TransformersAdapter,), attributes)
+    bases = (_ShawMethods, TransformersAdapter) if "shaw_source" in sources else (TransformersAdapter,)
+    return type(f"Transformers_{name}", bases, attributes)
 
 
 #: The model families with positional code of their own (or a copy of another's), one row each:
@@ -2056,6 +2376,65 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
         (family, f"SAM's random Fourier features from {name}.", {"fourier_source": family})
         for family, name in _FOURIER.items()
         if family != TransformersAdapter.fourier_source
+    ),
+    # --- Shaw variants and sinusoid variants (issue 26) ---
+    (
+        "speecht5",
+        "SpeechT5's mirrored Shaw index (SpeechT5RelativePositionalEncoding) and its fairseq table.",
+        {"shaw_source": "speecht5", "fairseq_source": "speecht5"},
+    ),
+    ("vits", "VITS's windowed Shaw index, read through its skew (VitsAttention).", {"shaw_source": "vits"}),
+    *(
+        (name, f"The block-local Shaw index of {family}'s attention_dists.", {"shaw_source": name})
+        for name, family in (
+            ("granite_speech", "Granite Speech"),
+            ("granite_speech_plus", "Granite Speech Plus"),
+            ("granite_speech5", "Granite Speech 5"),
+        )
+    ),
+    ("musicgen", "MusicGen's [cos | sin] tensor2tensor table.", {"t2t_source": "musicgen"}),
+    (
+        "musicgen_melody",
+        "MusicGen-Melody's [cos | sin] tensor2tensor table.",
+        {"t2t_source": "musicgen_melody"},
+    ),
+    ("patchtst", "PatchTST's standardised sincos table.", {"patchtst_source": "patchtst"}),
+    ("patchtsmixer", "PatchTSMixer's standardised sincos table.", {"patchtst_source": "patchtsmixer"}),
+    ("florence2", "Florence-2's 1-D temporal cosine embedding (vaswani).", {"xlm_source": "florence2"}),
+    *(
+        (name, f"The fairseq table from {family}'s get_embedding.", {"fairseq_source": name})
+        for name, family in (
+            ("kosmos2", "Kosmos-2"),
+            ("kosmos2_5", "Kosmos-2.5"),
+            ("nllb_moe", "NLLB-MoE"),
+            ("seamless_m4t", "SeamlessM4T"),
+            ("seamless_m4t_v2", "SeamlessM4T-v2"),
+            ("xglm", "XGLM"),
+            ("trocr", "TrOCR"),
+            ("tipsv2", "TIPSv2"),
+        )
+    ),
+    *(
+        (name, f"The marian table from {family}'s create_weight.", {"marian_source": name})
+        for name, family in (
+            ("pegasus", "Pegasus"),
+            ("autoformer", "Autoformer"),
+            ("informer", "Informer"),
+            ("time_series_transformer", "Time Series Transformer"),
+            ("roformer", "RoFormer"),
+        )
+    ),
+    *(
+        (name, f"The vaswani table from {family}'s create_sinusoidal_embeddings.", {"xlm_source": name})
+        for name, family in (("flaubert", "FlauBERT"), ("distilbert", "DistilBERT"))
+    ),
+    *(
+        (name, f"The tensor2tensor table from {family}'s SinusoidsPositionEmbedding.", {"t2t_source": name})
+        for name, family in (
+            ("qwen2_5_omni", "Qwen2.5-Omni"),
+            ("qwen3_omni_moe", "Qwen3-Omni-MoE"),
+            ("qwen3_asr", "Qwen3-ASR"),
+        )
     ),
 ]
 

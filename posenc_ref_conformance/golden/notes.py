@@ -114,6 +114,19 @@ NOTES: dict[str, dict[str, object]] = {
         "https://github.com/ml-explore/mlx/pull/4098",
         "https://github.com/ml-explore/mlx/pull/1174",
     ),
+    "CosFirst": _note(
+        "ConventionMismatch",
+        "[cos | sin] halves (MusicGen's get_embedding, MLX cos_first): the same frequencies as "
+        "[sin | cos], the halves swapped; the odd width's zero column stays last.",
+        "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/models/musicgen/modeling_musicgen.py",
+    ),
+    "TableStandardised": _note(
+        "ConventionMismatch",
+        "PatchTST/PatchTSMixer standardise the whole Vaswani table, (T - mean) / (10 std) with "
+        "torch.std's sample (N d - 1) divisor over rows and columns together: a value depends on the "
+        "table's row count, and a per-column or population std differs.",
+        "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/models/patchtst/modeling_patchtst.py",
+    ),
     "LearnedOffset": _note(
         "ConventionMismatch",
         "Row offsets of learned tables: OPT/BART +2, RoBERTa/fairseq padding_idx + 1.",
@@ -251,6 +264,26 @@ NOTES: dict[str, dict[str, object]] = {
         "ConventionMismatch",
         "HF BERT relative_key uses query - key and no clipping.",
         "https://github.com/huggingface/transformers/issues/17026",
+    ),
+    "ShawSpeechT5": _note(
+        "ConventionMismatch",
+        "SpeechT5 pe_k[clip(i - j, -L, L - 1) + L]: query - key, asymmetric limits, 2L rows; "
+        "its table is tensor2tensor's mirrored, so an implementation with the other sign reads the "
+        "opposite row.",
+        "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/models/speecht5/modeling_speecht5.py",
+    ),
+    "ShawVitsWindow": _note(
+        "ConventionMismatch",
+        "VITS pads its [2w + 1] table with zeros instead of clipping: keys farther than the window read "
+        "a zero row (here row 2w + 1), not the edge row; its skew trick moves relative columns to "
+        "absolute ones.",
+        "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/models/vits/modeling_vits.py",
+    ),
+    "ShawGraniteBlock": _note(
+        "ConventionMismatch",
+        "Granite Speech: clamp(i - j, -context_size, context_size) + max_pos_emb over in-block positions "
+        "(query - key, 2 max_pos_emb + 1 rows; context_size <= max_pos_emb).",
+        "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/models/granite_speech/modeling_granite_speech.py",
     ),
     "CausalMask": _note("Functionality", "Masks from explicit positions: causal, sliding window, chunked."),
     "NopeTemperature": _note("Functionality", "Llama 4 attention-temperature scaling for NoPE layers."),

@@ -311,8 +311,11 @@ MEANINGS: dict[str, str] = {
     "dim": "Width d of the table",
     "rope_frequencies.dim": "Rotated width d (d/2 inverse frequencies)",
     "convention": "Which real implementation's table: one of SINUSOIDAL_CONVENTIONS",
-    "shaw_index.convention": "tensor2tensor (key - query, clipped) or bert (query - key, unclipped)",
-    "options": "The convention's keyword options (base, padding_idx, min_timescale, scale, ...)",
+    "shaw_index.convention": "tensor2tensor (key - query, clipped), bert (query - key, unclipped), speecht5 "
+    "(query - key clipped to [-L, L - 1] + L), vits (key - query + w in the window, zero row 2w + 1 outside) "
+    "or granite_speech (query - key clamped to +-context_size, + max_pos_emb)",
+    "options": "The convention's keyword options (base, padding_idx, min_timescale, cos_first, scale, "
+    "num_positions, ...)",
     "table": "The learned position table",
     "offset": "Row of position p: plain p, opt p + 2, roberta p + padding_idx + 1",
     "padding_idx": "fairseq/RoBERTa padding row; null when the offset does not use one",
@@ -330,7 +333,8 @@ MEANINGS: dict[str, str] = {
     "bidirectional": "Encoder buckets (true) or decoder buckets (false)",
     "num_buckets": "Number of buckets",
     "max_distance": "Distance from which buckets saturate",
-    "shaw_index.max_distance": "Clipping distance k, or [left, right] limits",
+    "shaw_index.max_distance": "Clipping distance k, [left, right] limits, bert's P, SpeechT5's L, VITS's "
+    "window w, or granite_speech's [context_size, max_pos_emb]",
     "num_heads": "Number of attention heads",
     "max_bias": "ALiBi's max_bias (8 in the paper): slopes are 2**(-max_bias * k / n)",
     "q_positions": "Query positions",
@@ -351,8 +355,10 @@ MEANINGS: dict[str, str] = {
     "alibi_bias_from_mask.mask": "Padding mask: true (non-zero) for real tokens",
     "token_positions.mask": "Padding mask: true (non-zero) for real tokens",
     "cache_length": "Tokens already in the KV cache",
-    "shaw_table_rows.max_distance": "Clipping distance k, [left, right] limits, or bert's P",
-    "shaw_table_rows.convention": "tensor2tensor (left + right + 1 rows) or bert (2P - 1 rows)",
+    "shaw_table_rows.max_distance": "Clipping distance k, [left, right] limits, bert's P, SpeechT5's L, "
+    "VITS's w, or granite_speech's [context_size, max_pos_emb]",
+    "shaw_table_rows.convention": "tensor2tensor (left + right + 1 rows), bert (2P - 1), speecht5 (2L), "
+    "vits (2w + 1 and the zero row) or granite_speech (2 max_pos_emb + 1)",
     "shaw_logits.index": "Table row of each (query, key) pair, from shaw_index",
     "shaw_values.index": "Table row of each (query, key) pair, from shaw_index",
     "shaw_logits.table": "Relative-key embeddings w^K, one row per clipped distance",

@@ -1,4 +1,5 @@
-"""Sinusoidal invariants: boundedness and shift-linearity PE(p + k) = R(k) PE(p), per convention."""
+"""Sinusoidal invariants: boundedness and shift-linearity PE(p + k) = R(k) PE(p), per convention;
+MusicGen's [cos | sin] halves; PatchTST's standardised table (mean 0, sample std 1/10)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,21 @@ def _table(adapter, convention, positions, dtype):
 
 
 def _supported(adapter) -> list[str]:
-    return [c for c in SINUSOIDAL_CONVENTIONS if c in adapter.capabilities.sinusoidal_conventions]
+    """The declared conventions whose tables are plain sinusoids (PatchTST's is standardised)."""
+    declared = adapter.capabilities.sinusoidal_conventions
+    return [c for c in SINUSOIDAL_CONVENTIONS if c in declared and c != "patchtst"]
+
+
+def _t2t(adapter) -> str | None:
+    if "tensor2tensor" not in adapter.capabilities.sinusoidal_conventions:
+        return "the adapter declares no tensor2tensor convention"
+    return None
+
+
+def _patchtst(adapter) -> str | None:
+    if "patchtst" not in adapter.capabilities.sinusoidal_conventions:
+        return "the adapter declares no patchtst convention"
+    return None
 
 
 #: Relative frequency error (unit roundoffs) of a product implementation: 3 |ln 10000| + 6.
@@ -67,4 +82,39 @@ def shift_linearity(adapter, dtype, rng, convention):
             s, c, sk, ck = a[:, sc], a[:, cc], r[sc], r[cc]
             worst = max(worst, expect_close(b[:, sc], s * ck + c * sk, tol, f"{convention} k={shift}: sin"))
             worst = max(worst, expect_close(b[:, cc], c * ck - s * sk, tol, f"{convention} k={shift}: cos"))
+    return worst
+
+
+@invariant("sinusoidal", "cos-first-halves", "sinusoidal", seed=203, requires=_t2t)
+def cos_first_halves(adapter, dtype, rng):
+    """With cos_first, row 0 starts with dim/2 ones (cos 0) then zeros, and each pair (j, n + j) of
+    [cos | sin] columns satisfies cos^2 + sin^2 = 1 (the odd width's zero column stays last)."""
+    dim = 7
+    positions = ints([0, *rng.integers(1, 4096, size=15)])
+    options = {"cos_first": True}
+    table = host(adapter.sinusoidal(positions, dim, convention="tensor2tensor", options=options, dtype=dtype))
+    half = dim // 2
+    tol = 16 * EPS[dtype]
+    worst = expect_close(table[0], np.array([1.0] * half + [0.0] * (dim - half)), tol, "row 0: [1.. | 0..]")
+    norms = table[:, :half] ** 2 + table[:, half : 2 * half] ** 2
+    worst = max(worst, expect_close(norms, np.ones_like(norms), tol, "cos^2 + sin^2 = 1 per pair"))
+    return max(worst, expect_close(table[:, -1], np.zeros(len(positions)), 0.0, "the zero column last"))
+
+
+@invariant("sinusoidal", "standardised-table", "sinusoidal", seed=204, requires=_patchtst)
+def standardised_table(adapter, dtype, rng):
+    """Over its whole table of N rows PatchTST's encoding has mean 0 and sample std 1/10 (divisor
+    N d - 1), for any N; the population std (divisor N d) is 1/10 * sqrt((N d - 1) / (N d))."""
+    worst = 0.0
+    for rows, dim in ((1, 4), (7, 6), (int(rng.integers(20, 200)), 16)):
+        table = host(
+            adapter.sinusoidal(
+                ints(range(rows)), dim, convention="patchtst", options={"num_positions": rows}, dtype=dtype
+            )
+        ).astype(np.float64)
+        count = rows * dim
+        tol = 64 * EPS[dtype] * math.sqrt(count)
+        worst = max(worst, expect_close(np.asarray(table.mean()), np.asarray(0.0), tol, f"N={rows}: mean 0"))
+        std = np.asarray(table.std(ddof=1))
+        worst = max(worst, expect_close(std, np.asarray(0.1), tol, f"N={rows}: sample std 1/10"))
     return worst

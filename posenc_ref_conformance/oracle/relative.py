@@ -14,6 +14,12 @@ the output (:func:`shaw_values`).  A table has ``left + right + 1`` rows
 (tensor2tensor ``max_relative_position * 2 + 1``, Wav2Vec2-BERT
 ``left_max + right_max + 1``), or ``2 P - 1`` for HF BERT
 (``nn.Embedding(2 * max_position_embeddings - 1, head_size)``).
+
+Three speech models index their tables their own way (transformers 5.24):
+SpeechT5 ``pe_k[clip(i - j, -L, L - 1) + L]`` (query minus key, ``2L`` rows);
+VITS ``r + w`` inside the window ``|r| <= w`` and a zero row (here row
+``2w + 1``) outside it, no clipping; Granite Speech
+``clamp(i - j, -c, c) + M`` over in-block positions (``2M + 1`` rows).
 """
 
 from __future__ import annotations
@@ -22,7 +28,17 @@ from collections.abc import Sequence
 
 from ._numeric import exact, mp
 
-__all__ = ["bert_index", "relative_positions", "shaw_index", "shaw_logits", "shaw_table_rows", "shaw_values"]
+__all__ = [
+    "bert_index",
+    "granite_speech_index",
+    "relative_positions",
+    "shaw_index",
+    "shaw_logits",
+    "shaw_table_rows",
+    "shaw_values",
+    "speecht5_index",
+    "vits_index",
+]
 
 
 def relative_positions(q_positions: Sequence[int], k_positions: Sequence[int]) -> list[list[int]]:
@@ -45,9 +61,45 @@ def bert_index(relative: int, *, max_position_embeddings: int) -> int:
     return index
 
 
+def speecht5_index(relative: int, *, max_length: int) -> int:
+    """SpeechT5: ``d = query - key = -relative``; ``d < -L -> -L``, ``d >= L -> L - 1``; plus ``L``."""
+    d = -int(relative)
+    if d < -max_length:
+        d = -max_length
+    if d >= max_length:
+        d = max_length - 1
+    return d + max_length
+
+
+def vits_index(relative: int, *, window: int) -> int:
+    """VITS: ``relative + w`` when ``|relative| <= w``; the zero row ``2w + 1`` farther away."""
+    r = int(relative)
+    return r + window if -window <= r <= window else 2 * window + 1
+
+
+def granite_speech_index(relative: int, *, context_size: int, max_pos_emb: int) -> int:
+    """Granite Speech: ``clamp(query - key, -c, c) + M`` (``c <= M``, else HF raises)."""
+    if not 1 <= context_size <= max_pos_emb:
+        msg = f"context_size must lie in [1, max_pos_emb = {max_pos_emb}]; got {context_size}"
+        raise ValueError(msg)
+    return min(max(-int(relative), -context_size), context_size) + max_pos_emb
+
+
 def shaw_table_rows(left: int, right: int, *, convention: str) -> int:
-    """Rows of the table :func:`shaw_index` (``bert``: :func:`bert_index` with ``P = right``) indexes."""
-    return 2 * right - 1 if convention == "bert" else left + right + 1
+    """Rows of the table each convention's index addresses.
+
+    ``bert``: ``2P - 1`` (``P = right``); ``speecht5``: ``2L``; ``vits``: ``2w + 1`` plus
+    the zero row; ``granite_speech``: ``2M + 1`` (``M = right``); else ``left + right + 1``.
+    """
+    if convention == "bert":
+        return 2 * right - 1
+    if convention == "speecht5":
+        return 2 * right
+    if convention == "vits":
+        return 2 * right + 1 + 1
+    if convention == "granite_speech":
+        return 2 * right + 1
+    return left + right + 1
 
 
 def _dot(a: Sequence[float], b: Sequence[float]) -> mp.mpf:

@@ -7,7 +7,8 @@ parameter is taken as the exact value of the float given.
 Sources: Vaswani et al. 2017 §3.5; tensor2tensor ``get_timing_signal_1d``
 (common_attention.py); fairseq ``SinusoidalPositionalEmbedding`` and
 ``utils.make_positions``; HF Marian ``create_weight``; MLX
-``nn.SinusoidalPositionalEncoding``.
+``nn.SinusoidalPositionalEncoding``; HF MusicGen ``get_embedding`` (``[cos | sin]``);
+HF PatchTST ``_init_pe`` (the standardised Vaswani table).
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ __all__ = [
     "fairseq_make_positions",
     "marian",
     "mlx",
+    "patchtst",
+    "patchtst_std",
     "phase_positions",
     "sinusoidal",
     "tensor2tensor",
     "vaswani",
 ]
 
-CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx")
+CONVENTIONS = ("vaswani", "tensor2tensor", "fairseq", "marian", "mlx", "patchtst")
 
 
 def _vaswani_frequency(k: int, dim: int, base: float) -> mp.mpf:
@@ -53,12 +56,14 @@ def tensor2tensor(
     *,
     min_timescale: float = 1.0,
     max_timescale: float = 1.0e4,
+    cos_first: bool = False,
 ) -> list[list[mp.mpf]]:
     """Concatenated ``[sin | cos]`` with geometric timescales, zero column for odd ``dim``.
 
     ``n = dim // 2``; ``inc = ln(max/min) / max(n - 1, 1)``;
     ``inv_k = min_timescale * exp(-k inc)`` (t2t multiplies by ``min_timescale``
     where dividing was meant; identical when it is 1, as in every default).
+    ``cos_first``: ``[cos | sin | 0]`` (MusicGen's ``torch.cat([cos, sin])``).
     """
     n = dim // 2
     increment = mp.log(exact(max_timescale) / exact(min_timescale)) / max(n - 1, 1)
@@ -66,8 +71,45 @@ def tensor2tensor(
     rows = []
     for p in positions:
         angles = [exact(p) * w for w in inv]
-        rows.append([mp.sin(a) for a in angles] + [mp.cos(a) for a in angles] + [mp.mpf(0)] * (dim % 2))
+        sines, cosines = [mp.sin(a) for a in angles], [mp.cos(a) for a in angles]
+        rows.append((cosines + sines if cos_first else sines + cosines) + [mp.mpf(0)] * (dim % 2))
     return rows
+
+
+def _moments(table: list[list[mp.mpf]]) -> tuple[mp.mpf, mp.mpf]:
+    """Mean and sample standard deviation (divisor ``count - 1``) of every entry of ``table``."""
+    count = sum(len(row) for row in table)
+    mean = mp.fsum(v for row in table for v in row) / count
+    return mean, mp.sqrt(mp.fsum((v - mean) ** 2 for row in table for v in row) / (count - 1))
+
+
+def patchtst_std(dim: int, num_positions: int) -> mp.mpf:
+    """The standard deviation PatchTST divides by (times 10): of its ``num_positions x dim`` table."""
+    return _moments(vaswani(range(num_positions), dim))[1]
+
+
+def patchtst(positions: Sequence[int], dim: int, *, num_positions: int) -> list[list[mp.mpf]]:
+    """PatchTST ``_init_pe`` (``sincos``): the Vaswani table ``T`` of rows ``0 .. N-1``, then
+    ``(T - mean) / (10 std)`` over all ``N * dim`` entries, ``std`` with divisor ``N dim - 1``.
+
+    ``T[p, 2k] = sin(p w_k)``, ``T[p, 2k+1] = cos(p w_k)``, ``w_k = exp(-2k ln(10000) / dim)``
+    (``div_term``); even ``dim`` only (HF's ``1::2`` slice assignment fails for odd ``dim``).
+    """
+    if dim % 2 or dim < 2:
+        msg = f"dim must be even for the patchtst convention; got {dim}"
+        raise ValueError(msg)
+    if num_positions < 1:
+        msg = f"num_positions must be >= 1; got {num_positions}"
+        raise ValueError(msg)
+    table = vaswani(range(num_positions), dim)
+    mean, std = _moments(table)
+    out = []
+    for p in positions:
+        if not 0 <= int(p) < num_positions:
+            msg = f"positions must lie in [0, {num_positions}); got {p}"
+            raise ValueError(msg)
+        out.append([(v - mean) / (10 * std) for v in table[int(p)]])
+    return out
 
 
 def fairseq_make_positions(token_is_real: Sequence[bool], padding_idx: int) -> list[int]:
@@ -172,6 +214,7 @@ def sinusoidal(positions: Sequence[int], dim: int, convention: str, **options: o
         "fairseq": fairseq,
         "marian": marian,
         "mlx": mlx,
+        "patchtst": patchtst,
     }
     if convention not in functions:
         msg = f"convention must be one of {CONVENTIONS}; got {convention!r}"
@@ -190,9 +233,9 @@ def column_frequencies(dim: int, convention: str, **options: object) -> tuple[li
     up to about ``(3 L + 6) u`` relative (the error model of the ``product``
     precision class; see the tolerance guide).
     """
-    if convention in ("vaswani", "marian"):
+    if convention in ("vaswani", "marian", "patchtst"):
         base = exact(options.get("base", 10000.0))
-        if convention == "vaswani":
+        if convention in ("vaswani", "patchtst"):
             freqs = [_vaswani_frequency(j // 2, dim, float(base)) for j in range(dim)]
         else:
             n_sin = (dim + 1) // 2
@@ -204,6 +247,7 @@ def column_frequencies(dim: int, convention: str, **options: object) -> tuple[li
         n = dim // 2
         steps = max(n - 1, 1)
         inv = [lo * mp.exp(-k * mp.log(hi / lo) / steps) for k in range(n)]
+        # [cos | sin] (cos_first) has the same frequencies in each half
         return inv + inv + [mp.mpf(0)] * (dim % 2), abs(mp.log(hi / lo)) + abs(mp.log(lo))
     if convention == "mlx":
         n = dim // 2
@@ -217,7 +261,14 @@ def column_frequencies(dim: int, convention: str, **options: object) -> tuple[li
 
 
 def phase_positions(positions: Sequence[int], convention: str, **options: object) -> list[int]:
-    """The position each row's angles are taken at (fairseq counts from ``padding_idx + 1``)."""
+    """The position each row's angles are taken at (fairseq counts from ``padding_idx + 1``).
+
+    ``patchtst``: every row's value depends on the whole table (its mean and standard
+    deviation), so each row is bounded by the table's largest angle, at row ``N - 1``.
+    """
+    if convention == "patchtst":
+        top = int(options["num_positions"]) - 1  # type: ignore[call-overload]
+        return [max(top, abs(int(p))) for p in positions]
     if convention == "fairseq":
         pad = int(options.get("padding_idx", 1))  # type: ignore[call-overload]
         return [0 if int(p) + pad + 1 == pad else int(p) + pad + 1 for p in positions]

@@ -42,11 +42,26 @@ def _sinusoidal_max_angle(inp: dict[str, Any]) -> float:
         top *= max(options.get("min_timescale", 1.0), 1.0)
     if conv == "mlx":
         top *= options.get("max_freq", 1.0) * (2 * math.pi if options.get("full_turns") else 1.0)
+    if conv == "patchtst":  # every value depends on the whole table, up to row N - 1
+        top = max(top, int(options["num_positions"]) - 1)
     return float(top) if dim else 0.0
 
 
+def _sinusoidal_scale(inp: dict[str, Any], out: dict[str, Any]) -> float:
+    """The largest factor an angle error is multiplied by in an output element.
+
+    PatchTST's ``(T - m) / (10 s)``: an error ``e`` in the entries moves ``T - m`` by up
+    to ``2e`` and ``s`` by ``e``, so the element by ``e (2 + |T - m| / s) / (10 s)``;
+    ``|T - m| / s < 3`` for these tables, so ``1 / s`` bounds the factor (with room
+    for the float32 sums over the table).
+    """
+    if inp["convention"] == "patchtst" and inp["dim"] % 2 == 0:
+        return float(1 / oracle.sinusoidal.patchtst_std(inp["dim"], int(inp["options"]["num_positions"])))
+    return max_abs(out["table"]) or 1.0
+
+
 def _sinusoidal_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) -> Tolerance:
-    scale = max_abs(out["table"]) or 1.0
+    scale = _sinusoidal_scale(inp, out)
     scaled = inp["convention"] == "mlx" and inp["options"].get("scale", None) != 1.0
     return angle_tolerance(
         _sinusoidal_max_angle(inp), scale, "LargePosition" in flags, freq_ulps=32, scaled=scaled
@@ -57,7 +72,7 @@ def _sinusoidal_phase(inp: dict[str, Any], out: dict[str, Any]) -> dict[str, Any
     conv, options = inp["convention"], inp["options"]
     freqs, span = oracle.sinusoidal.column_frequencies(inp["dim"], conv, **options)
     flat = oracle.sinusoidal.phase_positions(flatten(inp["positions"]), conv, **options)
-    scale = max_abs(out["table"]) or 1.0
+    scale = _sinusoidal_scale(inp, out)
     error = math.ceil(3 * float(span) + 6)
     return phase_record(reshape(flat, shape_of(inp["positions"])), freqs, error, scale)
 
@@ -424,6 +439,90 @@ _sin(
     16,
     "mlx",
     min_freq=2.0**-13,
+)
+_sin(
+    "cos-first-d8",
+    "MusicGen's get_embedding: tensor2tensor frequencies in [cos | sin] order.",
+    ("CosFirst", "T2TFrequencies", "ConcatenatedLayout"),
+    list(range(8)),
+    8,
+    "tensor2tensor",
+    cos_first=True,
+)
+_sin(
+    "cos-first-odd-dim-7",
+    "Odd width with cos_first: [cos | sin] then the zero column, last.",
+    ("CosFirst", "OddDim"),
+    [0, 1, 5, 2047],
+    7,
+    "tensor2tensor",
+    cos_first=True,
+)
+_sin(
+    "cos-first-large-positions",
+    "Positions 2**20 .. 2**24 + 1 with the halves swapped.",
+    ("CosFirst", "LargePosition", "Float32PositionRounding"),
+    BIG,
+    16,
+    "tensor2tensor",
+    cos_first=True,
+)
+_sin(
+    "basic-d8",
+    "PatchTST: the Vaswani table of 8 rows, (T - mean) / (10 std) over all 64 entries (sample std).",
+    ("Basic", "TableStandardised", "VaswaniFrequencies"),
+    list(range(8)),
+    8,
+    "patchtst",
+    num_positions=8,
+)
+_sin(
+    "rows-of-a-larger-table",
+    "Rows 0, 3, 41 of a 42-row table (PatchTST's num_patches 41 plus the cls row): the "
+    "statistics are the whole table's, not the rows asked for.",
+    ("TableStandardised", "BatchedPositions"),
+    [[0, 3], [41, 3]],
+    16,
+    "patchtst",
+    num_positions=42,
+)
+_sin(
+    "one-row",
+    "One row [0, 1, 0, 1]: mean 1/2, sample std 1/sqrt(3).",
+    "TableStandardised",
+    [0],
+    4,
+    "patchtst",
+    num_positions=1,
+)
+_sin(
+    "invalid-position-past-table",
+    "Position 8 names no row of an 8-row table.",
+    ("TableStandardised", "DataDependentCheck"),
+    [0, 8],
+    4,
+    "patchtst",
+    error=("ValueError", "positions"),
+    num_positions=8,
+)
+_sin(
+    "invalid-odd-dim",
+    "HF's pe[:, 1::2] = cos(...) needs an even width.",
+    "OddDim",
+    [0, 1],
+    5,
+    "patchtst",
+    error=("ValueError", "dim"),
+    num_positions=4,
+)
+_sin(
+    "invalid-no-rows",
+    "num_positions is required: the table's size decides every value.",
+    (),
+    [0, 1],
+    4,
+    "patchtst",
+    error=("TypeError", "num_positions"),
 )
 _sin("invalid-dim-0", "dim must be positive.", (), [0, 1], 0, "vaswani", error=("ValueError", "dim"))
 _sin(

@@ -33,8 +33,16 @@ def _relative_positions(inp: dict[str, Any]) -> dict[str, Any]:
 def _shaw_index(inp: dict[str, Any]) -> dict[str, Any]:
     flat = flatten(inp["relative"])
     md = inp["max_distance"]
-    if inp["convention"] == "bert":
+    conv = inp["convention"]
+    if conv == "bert":
         idx = [oracle.relative.bert_index(r, max_position_embeddings=md) for r in flat]
+    elif conv == "speecht5":
+        idx = [oracle.relative.speecht5_index(r, max_length=md) for r in flat]
+    elif conv == "vits":
+        idx = [oracle.relative.vits_index(r, window=md) for r in flat]
+    elif conv == "granite_speech":
+        c, m = md
+        idx = [oracle.relative.granite_speech_index(r, context_size=c, max_pos_emb=m) for r in flat]
     else:
         left, right = (md, md) if isinstance(md, int) else md
         idx = [oracle.relative.shaw_index(r, left=left, right=right) for r in flat]
@@ -47,7 +55,10 @@ def _limits(max_distance: Any) -> tuple[int, int]:
 
 def _shaw_table_rows(inp: dict[str, Any]) -> dict[str, Any]:
     md, convention = inp["max_distance"], inp["convention"]
-    left, right = (0, md) if convention == "bert" else _limits(md)
+    if convention in ("bert", "speecht5", "vits"):
+        left, right = 0, md
+    else:
+        left, right = _limits(md)
     return {"rows": oracle.relative.shaw_table_rows(left, right, convention=convention)}
 
 
@@ -98,7 +109,7 @@ def _shaw_values_tol(inp: dict[str, Any], out: dict[str, Any], flags: set[str]) 
     return tol(atol64=2 * (keys + 1) * EPS64 * scale, ulp64=4, atol32=2 * (keys + 1) * EPS32 * scale, ulp32=4)
 
 
-_CONVENTION = ("string", "tensor2tensor | bert")
+_CONVENTION = ("string", "tensor2tensor | bert | speecht5 | vits | granite_speech")
 
 declare(
     FunctionSpec(
@@ -119,7 +130,7 @@ declare(
         "shaw_index(relative, max_distance, convention) -> table row per relative position",
         {
             "relative": ("positions", "int64 array"),
-            "max_distance": ("int|pair", "int or [left, right]"),
+            "max_distance": ("int|pair", "int, [left, right], or granite_speech [context_size, max_pos_emb]"),
             "convention": _CONVENTION,
         },
         {"index": "int"},
@@ -134,7 +145,7 @@ declare(
         "shaw_table_rows",
         "shaw",
         "shaw_table_rows(max_distance, convention) -> rows of the table shaw_index indexes "
-        "(2k + 1, left + right + 1, or 2P - 1 for bert)",
+        "(2k + 1, left + right + 1; 2P - 1 bert, 2L speecht5, 2w + 2 vits, 2M + 1 granite_speech)",
         {"max_distance": ("int|pair", "int or [left, right]"), "convention": _CONVENTION},
         {"rows": "int"},
         _shaw_table_rows,
@@ -274,6 +285,90 @@ case(
     convention="tensor2tensor",
 )
 
+case(
+    "shaw_index/speecht5/l-3",
+    "SpeechT5 max_length 3: clip(query - key, -3, 2) + 3 over -6..6 (rows 0..5, mirrored).",
+    ("ShawSpeechT5", "ShawClipping"),
+    relative=I(list(range(-6, 7))),
+    max_distance=3,
+    convention="speecht5",
+)
+case(
+    "shaw_index/speecht5/2d",
+    "A relative matrix [4, 5] (queries 0..3, keys 0..4), max_length 2: i - j = 2 clips to 1.",
+    ("ShawSpeechT5", "BatchedPositions"),
+    relative=I([[k - q for k in range(5)] for q in range(4)]),
+    max_distance=2,
+    convention="speecht5",
+)
+case(
+    "shaw_index/speecht5/l-1",
+    "max_length 1: two rows; every key after the query reads row 0, the rest row 1.",
+    ("ShawSpeechT5", "ShawClipping"),
+    relative=I([-5, -1, 0, 1, 5]),
+    max_distance=1,
+    convention="speecht5",
+)
+case(
+    "shaw_index/speecht5/invalid-pair",
+    "SpeechT5 takes one max_length, not a pair.",
+    (),
+    ("TypeError", "max_distance"),
+    relative=I([0, 1]),
+    max_distance=[2, 2],
+    convention="speecht5",
+)
+case(
+    "shaw_index/vits/window-2",
+    "VITS window 2 over -5..5: r + 2 inside |r| <= 2, the zero row 5 outside (no clipping).",
+    ("ShawVitsWindow", "Basic"),
+    relative=I(list(range(-5, 6))),
+    max_distance=2,
+    convention="vits",
+)
+case(
+    "shaw_index/vits/self-attention-6",
+    "The [6, 6] self-attention of length 6 with window 4 (VITS's default): corners beyond the window.",
+    ("ShawVitsWindow", "BatchedPositions"),
+    relative=I([[k - q for k in range(6)] for q in range(6)]),
+    max_distance=4,
+    convention="vits",
+)
+case(
+    "shaw_index/vits/invalid-window-0",
+    "window_size 0 disables VITS's relative attention: no table to index.",
+    (),
+    ("ValueError", "max_distance"),
+    relative=I([0, 1]),
+    max_distance=0,
+    convention="vits",
+)
+case(
+    "shaw_index/granite_speech/block-4",
+    "One block of 4 frames, context_size 4, max_pos_emb 6: (i - j) + 6 (the clamp never binds).",
+    ("ShawGraniteBlock", "BatchedPositions"),
+    relative=I([[k - q for k in range(4)] for q in range(4)]),
+    max_distance=[4, 6],
+    convention="granite_speech",
+)
+case(
+    "shaw_index/granite_speech/clamp",
+    "Relative positions past context_size 2 clamp to +-2 (offset 3).",
+    ("ShawGraniteBlock", "ShawClipping"),
+    relative=I(list(range(-5, 6))),
+    max_distance=[2, 3],
+    convention="granite_speech",
+)
+case(
+    "shaw_index/granite_speech/invalid-context",
+    "context_size 5 above max_pos_emb 4: Granite Speech raises ValueError.",
+    (),
+    ("ValueError", "max_distance"),
+    relative=I([0, 1]),
+    max_distance=[5, 4],
+    convention="granite_speech",
+)
+
 # --- Shaw table sizes -----------------------------------------------------------------------------
 
 for _md, _conv, _flags, _why in [
@@ -282,6 +377,9 @@ for _md, _conv, _flags, _why in [
     ([64, 8], "tensor2tensor", "ShawAsymmetric", "Wav2Vec2-BERT: left + right + 1 = 73"),
     ([0, 3], "tensor2tensor", "ShawAsymmetric", "left 0, right 3: 4 rows"),
     (512, "bert", "ShawBertSign", "HF BERT nn.Embedding(2 * 512 - 1, head_size): 1023, not 1025"),
+    (160, "speecht5", "ShawSpeechT5", "SpeechT5 nn.Embedding(2 * 160, dim): 320 rows, not 321"),
+    (4, "vits", "ShawVitsWindow", "VITS emb_rel_k [1, 2 * 4 + 1, head_dim] plus the zero row: 10"),
+    ([200, 512], "granite_speech", "ShawGraniteBlock", "Granite Speech nn.Embedding(2 * 512 + 1): 1025"),
 ]:
     _id = "-".join(map(str, _md)) if isinstance(_md, list) else str(_md)
     case(f"shaw_table_rows/{_conv}/{_id}", _why + ".", _flags, max_distance=_md, convention=_conv)
@@ -292,6 +390,14 @@ case(
     ("ValueError", "max_distance"),
     max_distance=0,
     convention="tensor2tensor",
+)
+case(
+    "shaw_table_rows/granite_speech/invalid-int",
+    "granite_speech takes the pair (context_size, max_pos_emb), not one integer.",
+    (),
+    ("TypeError", "max_distance"),
+    max_distance=4,
+    convention="granite_speech",
 )
 case(
     "shaw_table_rows/bert/invalid-pair",
@@ -319,6 +425,20 @@ def _t2t_index(q: list[int], k: list[int], left: int, right: int) -> list[list[i
 
 def _bert_index(q: list[int], k: list[int], rows: int) -> list[list[int]]:
     return [[oracle.relative.bert_index(b - a, max_position_embeddings=rows) for b in k] for a in q]
+
+
+def _speecht5_index(n: int, max_length: int) -> list[list[int]]:
+    index = oracle.relative.speecht5_index
+    return [[index(j - i, max_length=max_length) for j in range(n)] for i in range(n)]
+
+
+def _vits_index(n: int, window: int) -> list[list[int]]:
+    return [[oracle.relative.vits_index(j - i, window=window) for j in range(n)] for i in range(n)]
+
+
+def _zero_last(table: list[list[float]]) -> list[list[float]]:
+    """VITS's table: its 2w + 1 rows and the zero row its padding reads beyond the window."""
+    return [*table[:-1], [0.0] * len(table[-1])]
 
 
 _IDX = _t2t_index(list(range(4)), list(range(6)), 2, 2)  # [4, 6], rows 0..4
@@ -367,6 +487,33 @@ case(
     index=I(_IDX),
     table=F(_dyadic(57, (5, 3))),
     k=F(_dyadic(58, (2, 6, 3), denominator=32)),
+)
+case(
+    "shaw_logits/speecht5/self-attention",
+    "SpeechT5: q [5, 3] against pe_k rows clip(i - j, -2, 1) + 2 of a [4, 3] table.",
+    ("ShawSpeechT5", "ShawClipping"),
+    q=F(_dyadic(68, (5, 3), denominator=32)),
+    index=I(_speecht5_index(5, 2)),
+    table=F(_dyadic(69, (4, 3))),
+    k=None,
+)
+case(
+    "shaw_logits/vits/self-attention",
+    "VITS window 1 over length 5: q . emb_rel_k[j - i + 1] inside the window, 0 outside (zero row 3).",
+    ("ShawVitsWindow", "Basic"),
+    q=F(_dyadic(70, (5, 3), denominator=32)),
+    index=I(_vits_index(5, 1)),
+    table=F(_zero_last(_dyadic(71, (4, 3)))),
+    k=None,
+)
+case(
+    "shaw_logits/vits/heads",
+    "VITS window 2, two heads [2, 4, 2] sharing one [4, 4] index (the table is shared by the heads).",
+    ("ShawVitsWindow", "BatchedPositions"),
+    q=F(_dyadic(72, (2, 4, 2), denominator=32)),
+    index=I(_vits_index(4, 2)),
+    table=F(_zero_last(_dyadic(73, (6, 2)))),
+    k=None,
 )
 case(
     "shaw_logits/tensor2tensor/invalid-index",
@@ -420,6 +567,22 @@ case(
     weights=F(_dyadic(67, (1, 8), denominator=256, span=64)),
     index=I(_t2t_index([5], list(range(8)), 2, 2)),
     table=F(_dyadic(62, (5, 2))),
+)
+case(
+    "shaw_values/vits/self-attention",
+    "VITS value term, window 1 over length 5: weights beyond the window meet the zero row.",
+    ("ShawVitsWindow", "Basic"),
+    weights=F(_dyadic(74, (5, 5), denominator=256, span=64)),
+    index=I(_vits_index(5, 1)),
+    table=F(_zero_last(_dyadic(75, (4, 2)))),
+)
+case(
+    "shaw_values/speecht5/self-attention",
+    "A value term over SpeechT5's mirrored index (max_length 2, length 4).",
+    ("ShawSpeechT5", "BatchedPositions"),
+    weights=F(_dyadic(76, (2, 4, 4), denominator=256, span=64)),
+    index=I(_speecht5_index(4, 2)),
+    table=F(_dyadic(77, (4, 3))),
 )
 case(
     "shaw_values/tensor2tensor/invalid-index",
