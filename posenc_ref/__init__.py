@@ -62,6 +62,14 @@ from .rope_config import RopeConfig, rope_config_from_hf
 from .rope_scaling import SCALING_TYPES, RopeFrequencies, rope_frequencies
 from .sinusoidal import SINUSOIDAL_CONVENTIONS, sinusoidal
 from .t5 import t5_bias, t5_bucket, t5_bucket_thresholds
+from .transformer_xl import (
+    REL_SHIFT_CONVENTIONS,
+    REL_SINUSOID_CONVENTIONS,
+    rel_attention_scores,
+    rel_shift,
+    rel_sinusoid_positions,
+    rel_sinusoid_table,
+)
 
 # --- vision sine ---
 from .vision_sine import (
@@ -85,6 +93,8 @@ __all__ = [
     "LEARNED_OFFSETS",
     "MROPE_SECTION_ORDERS",
     "NAVIT_ARITHMETIC",
+    "REL_SHIFT_CONVENTIONS",
+    "REL_SINUSOID_CONVENTIONS",
     "RESIZE_MODES",
     "ROPE_2D_CONVENTIONS",
     "SCALING_TYPES",
@@ -116,6 +126,10 @@ __all__ = [
     "mrope_slot_components",
     "navit_position_ids",
     "patch_grid_resize",
+    "rel_attention_scores",
+    "rel_shift",
+    "rel_sinusoid_positions",
+    "rel_sinusoid_table",
     "relative_positions",
     "rope_2d_cos_sin",
     "rope_config_from_hf",

@@ -104,6 +104,12 @@ SCHEME_FUNCTIONS: dict[str, tuple[str, ...]] = {
     "fourier-features": ("fourier_features", "fourier_grid"),
     "other:decomposed-2d-rel-pos": ("decomposed_rel_pos", "grid_resize"),
     "other:continuous-2d-rope": ("rope_2d_cos_sin",),
+    "transformer-xl-rel-sinusoid": (
+        "rel_sinusoid_positions",
+        "rel_sinusoid_table",
+        "rel_shift",
+        "rel_attention_scores",
+    ),
 }
 
 #: Why a scheme class is not run where the adapter gives no reason of its own.

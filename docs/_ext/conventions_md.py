@@ -37,9 +37,21 @@ OPTIONS: list[tuple[str, str, tuple[str, ...], str]] = [
     ("ALIBI_FORMS", "alibi_bias(form=)", ("alibi_bias",), "form"),
     ("KERPLE_KINDS", "kerple_bias(kind=)", (), ""),
     ("DECOMPOSED_COORDS", "decomposed_rel_pos(coords=)", ("decomposed_rel_pos",), "coords"),
+    (
+        "REL_SINUSOID_CONVENTIONS",
+        "rel_sinusoid_positions / rel_sinusoid_table (convention=)",
+        ("rel_sinusoid_positions", "rel_sinusoid_table"),
+        "convention",
+    ),
+    (
+        "REL_SHIFT_CONVENTIONS",
+        "rel_shift / rel_attention_scores (convention=)",
+        ("rel_shift", "rel_attention_scores"),
+        "convention",
+    ),
     ("RESIZE_MODES", "grid_resize / patch_grid_resize (mode=)", ("grid_resize", "patch_grid_resize"), "mode"),
 ]
-_FAMILY_PAGES = ("absolute", "rope", "relative", "window-bias", "grid-resize", "nope")
+_FAMILY_PAGES = ("absolute", "rope", "relative", "window-bias", "transformer-xl", "grid-resize", "nope")
 
 
 def split_row(line: str) -> list[str]:

@@ -310,6 +310,63 @@ class PosencRefAdapter(Adapter):
             coords=coords,
         )
 
+    # --- Transformer-XL relative attention ------------------------------------------------------------
+
+    def rel_sinusoid_positions(
+        self, qlen: int, *, klen: int | None, convention: str, clamp_len: int | None, bi_data: bool
+    ) -> Any:
+        return self.pr.rel_sinusoid_positions(
+            qlen, klen, convention=convention, clamp_len=clamp_len, bi_data=bi_data, xp=self.xp
+        )
+
+    def rel_sinusoid_table(
+        self,
+        qlen: int,
+        dim: int,
+        *,
+        klen: int | None,
+        convention: str,
+        clamp_len: int | None,
+        bi_data: bool,
+        dtype: str,
+    ) -> Any:
+        return self.pr.rel_sinusoid_table(
+            qlen,
+            dim,
+            klen=klen,
+            convention=convention,
+            clamp_len=clamp_len,
+            bi_data=bi_data,
+            dtype=self._dtype(dtype),
+            xp=self.xp,
+        )
+
+    def rel_shift(self, x: Any, *, klen: int | None, convention: str, shift: int) -> Any:
+        return self.pr.rel_shift(self._floats(x), klen=klen, convention=convention, shift=shift)
+
+    def rel_attention_scores(
+        self,
+        q: Any,
+        k: Any,
+        r: Any,
+        *,
+        u: Any,
+        v: Any,
+        convention: str,
+        shift: int,
+        scale: float | None,
+    ) -> Any:
+        return self.pr.rel_attention_scores(
+            self._floats(q),
+            self._floats(k),
+            self._floats(r),
+            u=None if u is None else self._floats(u),
+            v=None if v is None else self._floats(v),
+            convention=convention,
+            shift=shift,
+            scale=scale,
+        )
+
     # --- grid resize -----------------------------------------------------------------------------------
 
     @staticmethod

@@ -168,6 +168,29 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   ``concat`` ``DetrLearnedPositionEmbedding.forward`` for whole grids (tables
   padded with zero rows to its 50).
 
+* ``rel_sinusoid_table`` / ``rel_shift`` / ``rel_attention_scores`` (Transformer-XL relative
+  attention), one variant per family, none in the default column: ``xlnet`` ->
+  ``XLNetModel(config).relative_positional_encoding(qlen, klen)`` (``attn_type`` bi / uni,
+  ``clamp_len``, ``bi_data``) and ``XLNetRelativeAttention.rel_shift_bnij``; ``wav2vec2_conformer``,
+  ``wav2vec2_bert``, ``seamless_m4t`` -> their ``RelPositionalEmbedding(config)(hidden)`` and
+  ``_apply_relative_position_encoding(attention, q, k, R)`` of their relative self-attention
+  (``linear_pos`` the identity, the case's ``u``/``v`` in ``pos_bias_u``/``pos_bias_v``, the case's
+  scale in ``scaling``; the content logit ``(q + u) k^T * scaling`` is the eager attention's matmul,
+  done here on the returned ``q + u``); their shift alone is that function on ``q = x``, ``R = I``
+  (a matmul by the identity, exact); ``fastspeech2_conformer`` -> ``RelPositionalEncoding(config,
+  encoder_config)`` and ``FastSpeech2ConformerAttention.shift_relative_position_tensor`` (its
+  ``klen = P // 2 + 1`` only); ``parakeet``, ``nemotron_asr_streaming`` -> ``RelPositionalEncoding.
+  forward(hidden[, cached_frames = klen - qlen])`` and the attention's ``_rel_shift`` plus forward's
+  ``[..., :klen]``; ``funnel`` -> ``FunnelAttentionStructure.get_position_embeds`` (block 0,
+  ``relative_shift``) and ``_relative_shift_gather(x, klen, shift)``; ``gemma3n`` ->
+  ``Gemma3nAudioRelativePositionEmbedding._relative_shift``, ``gemma4`` -> ``Gemma4AudioAttention.
+  _rel_shift`` (context ``klen`` as chunk 1, left ``klen``, right 0).  The underscored methods and
+  functions are the shift itself, with no public path.  Not reachable: XLNet's, FastSpeech2's,
+  Parakeet's, Nemotron's, Funnel's and Gemma's logits (their attention returns softmax weights, or
+  projects its own table inside ``forward``), and Gemma's tables (t2t timing signals of its own
+  window, ``left - 1 .. -right`` / ``C // 2 .. 0``, not a ``(qlen, klen)`` sequence).
+
+
 Not covered: HF has no standalone ``interpolate_table``, general Shaw index (v5
 removed ``relative_key``; only the speech models' own, above), ``relative_positions`` or Llama 4 temperature
 function (``attn_scales`` is inline in ``Llama4TextAttention.forward``); no
@@ -438,6 +461,30 @@ def _family_class(family: str, name: str, kind: str = "modeling") -> Any:
     return getattr(importlib.import_module(f"transformers.models.{family}.{kind}_{family}"), name)
 
 
+#: The Conformer families sharing Wav2Vec2-Conformer's RelPositionalEmbedding and
+#: _apply_relative_position_encoding: (embedding class, attention class, config class, heads key).
+_CONFORMER = {
+    "wav2vec2_conformer": (
+        "Wav2Vec2ConformerRelPositionalEmbedding",
+        "Wav2Vec2ConformerSelfAttention",
+        "Wav2Vec2ConformerConfig",
+        "num_attention_heads",
+    ),
+    "wav2vec2_bert": (
+        "Wav2Vec2BertRelPositionalEmbedding",
+        "Wav2Vec2BertSelfAttention",
+        "Wav2Vec2BertConfig",
+        "num_attention_heads",
+    ),
+    "seamless_m4t": (
+        "SeamlessM4TConformerRelPositionalEmbedding",
+        "SeamlessM4TConformerSelfAttention",
+        "SeamlessM4TConfig",
+        "speech_encoder_attention_heads",
+    ),
+}
+
+
 class TransformersAdapter(Adapter):
     """HF transformers' own RoPE, ALiBi, T5, sinusoidal, learned-offset and mask code (float32)."""
 
@@ -482,6 +529,9 @@ class TransformersAdapter(Adapter):
             "fourier_grid": ["float64", "float32"],
             "bbox_embedding": ["float64", "float32"],
             "row_col_embedding": ["float64", "float32"],
+            # the shifts move their input's values; the Conformer logits follow q, k and R
+            "rel_shift": ["float64", "float32"],
+            "rel_attention_scores": ["float64", "float32"],
         },
         # position_ids.float() * inv_freq.float(): a float32 product; XLM and Marian build their
         # tables in float64 NumPy and round once, which meets the exact class
@@ -507,6 +557,9 @@ class TransformersAdapter(Adapter):
             "t5_bucket": ["ZeroDivisionError", "RuntimeError"],
             # RuntimeError: a table of the wrong size refused by copy_ (as a checkpoint's), a window side 0
             "window_bias": ["RuntimeError"],
+            # ZeroDivisionError: dim 0 (the Conformers' log(10000) / d_model)
+            "rel_sinusoid_table": ["ZeroDivisionError"],
+            "rel_attention_scores": ["RuntimeError"],  # a view of the wrong size
         },
         scaling_types=("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"),
         head_layouts=("bhsd", "bshd"),  # apply_rotary_pos_emb's unsqueeze_dim 1 / 2; no [tokens, heads, dim]
@@ -530,6 +583,11 @@ class TransformersAdapter(Adapter):
             "sincos_2d": False,
             # HF's vision rotary modules check none of head_dim, base or the axes
             "rope_2d_cos_sin": False,
+            # the shifts are views and slices: a klen past the rows is cut short by the slice, not refused
+            "rel_shift": False,
+            # the tables check no sizes: a width 0 is an empty table (the Conformers divide by it), a
+            # negative cached_frames (klen < qlen) a shorter one
+            "rel_sinusoid_table": False,
         },
         notes={
             "rope_frequencies": "ROPE_INIT_FUNCTIONS / LlamaRotaryEmbedding.compute_default_rope_parameters "
@@ -615,6 +673,7 @@ class TransformersAdapter(Adapter):
                 "dinov3": self.dinov3_source,
                 "sam2_rope": self.sam2_rope_source,
                 "fourier": self.fourier_source,
+                "relative_attention": self.rel_source,
             },
         }
 
@@ -2088,6 +2147,250 @@ class TransformersAdapter(Adapter):
         with self.torch.no_grad():
             return build(np.asarray(positions, dtype=np.float64), head_dim, float(base))
 
+    # --- Transformer-XL relative attention (XLNet, the Conformers, Parakeet, Funnel, Gemma audio) ---------
+
+    #: Which family's relative-attention code serves rel_sinusoid_table, rel_shift and
+    #: rel_attention_scores: a variant per family sets those its code serves (the default column none).
+    rel_table_source: str | None = None
+    rel_shift_source: str | None = None
+    rel_scores_source: str | None = None
+
+    @property
+    def rel_source(self) -> str | None:
+        """The family of this column's relative-attention code (its sources all name it)."""
+        return self.rel_table_source or self.rel_shift_source or self.rel_scores_source
+
+    def supports(self, function: str) -> bool:
+        for source in ("rel_table_source", "rel_shift_source", "rel_scores_source"):
+            if function in _SOURCE_FUNCTIONS[source] and source not in self.overrides:
+                return False
+        return super().supports(function)
+
+    def _rel_module(self) -> Any:
+        return importlib.import_module(f"transformers.models.{self.rel_source}.modeling_{self.rel_source}")
+
+    def rel_sinusoid_table(
+        self,
+        qlen: int,
+        dim: int,
+        *,
+        klen: int | None,
+        convention: str,
+        clamp_len: int | None,
+        bi_data: bool,
+        dtype: str,
+    ) -> Any:
+        _float32_only(dtype, f"{self.rel_source}'s relative sinusoid (float32 products)")
+        source, klen = self.rel_source, qlen if klen is None else klen
+        torch = self.torch
+        if source == "xlnet":
+            if convention not in ("xlnet", "xlnet_uni"):
+                msg = f"XLNet's relative_positional_encoding has no {convention!r} distances"
+                raise Unsupported(msg)
+            from transformers import XLNetConfig
+            from transformers.models.xlnet.modeling_xlnet import XLNetModel
+
+            config = XLNetConfig(
+                vocab_size=8,
+                d_model=dim,
+                n_layer=1,
+                n_head=1,
+                d_inner=4,
+                bi_data=bi_data,
+                clamp_len=-1 if clamp_len is None else clamp_len,
+                attn_type="bi" if convention == "xlnet" else "uni",
+            )
+            with torch.no_grad():
+                table = XLNetModel(config).relative_positional_encoding(qlen, klen)  # [P, 1 or 2, d]
+            return table.permute(1, 0, 2) if bi_data else table[:, 0]
+        if clamp_len is not None or bi_data:
+            msg = f"{source}'s relative sinusoid has no clamp_len or bi_data (XLNet's options)"
+            raise Unsupported(msg)
+        if source == "funnel":
+            if convention != "xlnet" or klen != qlen:
+                msg = "Funnel's first block serves the xlnet distances L .. -(L - 1) only"
+                raise Unsupported(msg)
+            from transformers import FunnelConfig
+            from transformers.models.funnel.modeling_funnel import FunnelAttentionStructure
+
+            config = FunnelConfig(d_model=dim, n_head=1, d_head=dim, block_sizes=[1], block_repeats=[1])
+            structure = FunnelAttentionStructure(config).eval()
+            with torch.no_grad():
+                return structure.get_position_embeds(qlen, torch.float32, "cpu")[0][0]  # block 0, no pooling
+        if convention != "conformer":
+            msg = f"{source}'s relative sinusoid has the conformer distances L - 1 .. -(L - 1) only"
+            raise Unsupported(msg)
+        if klen != qlen and source != "nemotron_asr_streaming":
+            msg = f"{source}'s relative sinusoid spans its own sequence (klen = qlen) only"
+            raise Unsupported(msg)
+        hidden = torch.zeros(1, qlen, dim)
+        module = self._rel_module()
+        with torch.no_grad():
+            if source == "nemotron_asr_streaming":
+                config = module.NemotronAsrStreamingEncoderConfig(
+                    hidden_size=dim, num_attention_heads=1, max_position_embeddings=max(2 * klen, 16)
+                )
+                embed = module.NemotronAsrStreamingEncoderRelPositionalEncoding(config)
+                return embed(hidden, cached_frames=klen - qlen)[0]
+            if source == "parakeet":
+                config = module.ParakeetEncoderConfig(hidden_size=dim, num_attention_heads=1)
+                return module.ParakeetEncoderRelPositionalEncoding(config)(hidden)[0]
+            if source == "fastspeech2_conformer":
+                config = module.FastSpeech2ConformerConfig(hidden_size=dim)
+                embed = module.FastSpeech2ConformerRelPositionalEncoding(config, config.encoder_config).eval()
+                return embed(hidden)[1][0]
+            return self._conformer_embedding(module, dim, qlen)(hidden)[0]
+
+    def _conformer_config(self, module: Any, width: int, heads: int, rows: int) -> Any:
+        _, _, config_class, heads_key = _CONFORMER[self.rel_source]
+        return getattr(module, config_class)(
+            hidden_size=width,
+            position_embeddings_type="relative",
+            max_source_positions=max(rows, 8),
+            **{heads_key: heads},
+        )
+
+    def _conformer_embedding(self, module: Any, dim: int, qlen: int) -> Any:
+        embedding_class = _CONFORMER[self.rel_source][0]
+        return getattr(module, embedding_class)(self._conformer_config(module, dim, 1, qlen))
+
+    def _conformer_terms(
+        self, q: Any, k: Any, r: Any, u: Any, v: Any, scale: float | None
+    ) -> tuple[Any, Any]:
+        """``_apply_relative_position_encoding(module, q, k, R)`` of a relative-attention module whose
+        ``linear_pos`` is the identity (R reaches it as its [B, P, H D] table) and biases the case's."""
+        torch = self.torch
+        batch, heads, _, width = q.shape
+        module = self._rel_module()
+        config = self._conformer_config(module, heads * width, heads, r.shape[-2])
+        attention = getattr(module, _CONFORMER[self.rel_source][1])(config).to(q.dtype)
+        with torch.no_grad():
+            attention.linear_pos.weight.copy_(torch.eye(heads * width, dtype=q.dtype))
+            attention.pos_bias_u.copy_(u)
+            attention.pos_bias_v.copy_(v)
+        if scale is not None:
+            attention.scaling = scale  # the module's own logit scale (head_size**-0.5), the case's here
+        table = r.permute(0, 2, 1, 3).reshape(batch, r.shape[-2], heads * width)  # [B, P, H D]
+        with torch.no_grad():
+            query, bd = module._apply_relative_position_encoding(attention, q, k, table)
+        return query, bd
+
+    @staticmethod
+    def _head_bias(bias: Any, heads: int, width: int, dtype: Any, torch: Any) -> Any:
+        """A ``[..., D]`` bias as the families hold it, one row per head ``[H, D]``."""
+        if bias is None:
+            return torch.zeros(heads, width, dtype=dtype)
+        bias = torch.from_numpy(np.array(bias))
+        if bias.ndim > 2:
+            msg = "the families hold u and v per head ([H, D]); this case's vary by batch"
+            raise Unsupported(msg)
+        return bias.to(dtype).broadcast_to(heads, width)
+
+    def rel_attention_scores(
+        self,
+        q: Any,
+        k: Any,
+        r: Any,
+        *,
+        u: Any,
+        v: Any,
+        convention: str,
+        shift: int,
+        scale: float | None,
+    ) -> Any:
+        if self.rel_source not in _CONFORMER:
+            msg = f"{self.rel_source}'s attention returns softmax weights only; its logits are not reachable"
+            raise Unsupported(msg)
+        if convention != "transformer_xl":
+            msg = f"{self.rel_source}'s shift is the transformer_xl (left-pad) trick"
+            raise Unsupported(msg)
+        torch = self.torch
+        qt, kt, rt = self._t(q), self._t(k), self._t(r)
+        given = torch.broadcast_shapes(qt.shape[:-2], kt.shape[:-2], rt.shape[:-2])
+        lead = (1, 1) if not given else ((1, *given) if len(given) == 1 else given)  # [B, H]
+        heads, width = lead[-1], qt.shape[-1]
+        batch = math.prod(lead[:-1])
+
+        def four(t: Any) -> Any:
+            return t.broadcast_to((*lead, *t.shape[-2:])).reshape(batch, heads, *t.shape[-2:])
+
+        bu = self._head_bias(u, heads, width, qt.dtype, torch)
+        bv = self._head_bias(v, heads, width, qt.dtype, torch)
+        query, bd = self._conformer_terms(four(qt), four(kt), four(rt), bu, bv, scale)
+        s = width**-0.5 if scale is None else scale
+        scores = torch.matmul(query, four(kt).transpose(2, 3)) * s + bd  # eager_attention_forward's q k^T
+        return scores.reshape(*given, *scores.shape[-2:])
+
+    def rel_shift(self, x: Any, *, klen: int | None, convention: str, shift: int) -> Any:
+        source, torch = self.rel_source, self.torch
+        xt = self._t(x)
+        *lead, qn, pn = xt.shape
+        own = {"xlnet": "xlnet", "funnel": "xlnet", "gemma3n": "gemma3n", "gemma4": "gemma3n"}
+        if own.get(source, "transformer_xl") != convention:
+            msg = f"{source}'s shift is the {own.get(source, 'transformer_xl')} trick"
+            raise Unsupported(msg)
+        if shift != 1 and source != "funnel":
+            msg = f"{source}'s shift drops one row (Funnel's shift 2 is Funnel's own)"
+            raise Unsupported(msg)
+        flat = xt.reshape(-1, 1, qn, pn)
+        with torch.no_grad():
+            if source == "xlnet":
+                from transformers.models.xlnet.modeling_xlnet import XLNetRelativeAttention
+
+                out = XLNetRelativeAttention.rel_shift_bnij(flat, klen=pn - 1 if klen is None else klen)
+            elif source == "funnel":
+                from transformers.models.funnel.modeling_funnel import _relative_shift_gather
+
+                out = _relative_shift_gather(flat, pn - shift if klen is None else klen, shift)
+            elif source in ("gemma3n", "gemma4"):
+                out = self._gemma_shift(flat, pn - 1 if klen is None else klen)
+            elif source == "fastspeech2_conformer":
+                if klen != pn // 2 + 1:
+                    msg = "FastSpeech2-Conformer's shift keeps P // 2 + 1 keys (its Conformer table)"
+                    raise Unsupported(msg)
+                module = self._rel_module()
+                config = module.FastSpeech2ConformerConfig(hidden_size=4)
+                attention = module.FastSpeech2ConformerAttention(config, config.encoder_config)
+                out = attention.shift_relative_position_tensor(flat)
+            elif source in ("parakeet", "nemotron_asr_streaming"):
+                module = self._rel_module()
+                prefix = "Parakeet" if source == "parakeet" else "NemotronAsrStreaming"
+                config = getattr(module, f"{prefix}EncoderConfig")(hidden_size=4, num_attention_heads=1)
+                attention = getattr(module, f"{prefix}EncoderAttention")(config, layer_idx=0)
+                out = attention._rel_shift(flat)[..., : pn if klen is None else klen]  # forward's trim
+            else:  # the Conformers: the shift inside _apply_relative_position_encoding, on q = x, R = I
+                keys = pn if klen is None else klen
+                eye = torch.eye(pn, dtype=flat.dtype).reshape(1, 1, pn, pn)
+                zero = torch.zeros(flat.shape[0], 1, pn, dtype=flat.dtype)
+                _, out = self._conformer_terms(
+                    flat,
+                    torch.zeros(flat.shape[0], 1, keys, pn, dtype=flat.dtype),
+                    eye.expand(flat.shape[0], 1, pn, pn),
+                    zero[0],
+                    zero[0],
+                    1.0,
+                )
+        return out.reshape(*lead, qn, out.shape[-1])
+
+    def _gemma_shift(self, flat: Any, klen: int) -> Any:
+        """Gemma's block shift on ``[B, 1, 1, Q, P]`` (one block of Q queries), key context ``klen``."""
+        module = self._rel_module()
+        blocks = flat.reshape(flat.shape[0], 1, 1, *flat.shape[-2:])
+        if self.rel_source == "gemma3n":
+            config = module.Gemma3nAudioConfig(hidden_size=8, conf_num_attention_heads=1)
+            embed = module.Gemma3nAudioRelativePositionEmbedding(config)
+            qn, pn = flat.shape[-2:]
+            return embed._relative_shift(blocks, blocks.shape[0], 1, 1, qn, klen, pn)[:, 0, 0]
+        # Gemma 4 reads its context size chunk + left - 1 + right: chunk 1, left klen, right 0
+        config = module.Gemma4AudioConfig(
+            hidden_size=8,
+            num_attention_heads=1,
+            attention_chunk_size=1,
+            attention_context_left=klen,
+            attention_context_right=0,
+        )
+        return module.Gemma4AudioAttention(config, 0)._rel_shift(blocks)[:, 0, 0]
+
 
 class _ShawMethods:
     """``shaw_index`` and ``shaw_table_rows`` read back from a speech family's own relative index.
@@ -2239,6 +2542,9 @@ _SOURCE_FUNCTIONS = {
     "dinov3_source": ("rope_2d_cos_sin",),
     "sam2_rope_source": ("rope_2d_cos_sin",),
     "fourier_source": ("fourier_features",),
+    "rel_table_source": ("rel_sinusoid_table",),
+    "rel_shift_source": ("rel_shift",),
+    "rel_scores_source": ("rel_attention_scores",),
 }
 
 #: Sinusoid sources whose tables are float32 torch products (XLM's and Marian's are float64 NumPy).
@@ -2434,6 +2740,41 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
             ("qwen2_5_omni", "Qwen2.5-Omni"),
             ("qwen3_omni_moe", "Qwen3-Omni-MoE"),
             ("qwen3_asr", "Qwen3-ASR"),
+        )
+    ),
+    *(
+        (name, f"Transformer-XL relative attention from {family}.", {f"rel_{s}_source": name for s in serves})
+        for name, family, serves in (
+            ("xlnet", "XLNet (relative_positional_encoding, rel_shift_bnij)", ("table", "shift")),
+            (
+                "wav2vec2_conformer",
+                "Wav2Vec2-Conformer (RelPositionalEmbedding, _apply_relative_position_encoding)",
+                ("table", "shift", "scores"),
+            ),
+            (
+                "wav2vec2_bert",
+                "Wav2Vec2-BERT (its copy of Wav2Vec2-Conformer's)",
+                ("table", "shift", "scores"),
+            ),
+            (
+                "seamless_m4t",
+                "SeamlessM4T's speech encoder (its copy of Wav2Vec2-Conformer's)",
+                ("table", "shift", "scores"),
+            ),
+            (
+                "fastspeech2_conformer",
+                "FastSpeech2-Conformer (RelPositionalEncoding, shift_relative_position_tensor)",
+                ("table", "shift"),
+            ),
+            ("parakeet", "Parakeet (RelPositionalEncoding, _rel_shift)", ("table", "shift")),
+            (
+                "nemotron_asr_streaming",
+                "Nemotron-ASR streaming (cached_frames, _rel_shift)",
+                ("table", "shift"),
+            ),
+            ("funnel", "Funnel (get_position_embeds, _relative_shift_gather)", ("table", "shift")),
+            ("gemma3n", "Gemma 3n audio (Gemma3nAudioRelativePositionEmbedding._relative_shift)", ("shift",)),
+            ("gemma4", "Gemma 4 audio (Gemma4AudioAttention._rel_shift)", ("shift",)),
         )
     ),
 ]

@@ -4,4 +4,4 @@
 shipped set: :func:`posenc_ref_conformance.golden.verify` refuses vectors that differ.
 """
 
-INDEX_SHA256 = "899f183c9e04be134e7e6c11334234a350620921080a4c584d22d101c7ed5e6b"
+INDEX_SHA256 = "9f52ccf6948fd793f6be008aead781af400077c4e587a36c3fce5f9e955849c9"

@@ -8,7 +8,8 @@ structure, causal-form equivalence, blockwise construction, own slopes and paddi
 T5 bucket range, monotonicity and sign partition, and the bias as the bucket's table
 row; Shaw clipping; NoPE permutation equivariance; Sandwich and KERPLE Toeplitz
 structure; token positions under padding; the Swin/BEiT window index (Toeplitz-block-Toeplitz,
-centre row, table rows, cls rows), Swin-V2 coordinate symmetry and SAM decomposed terms (shift, separable).
+centre row, table rows, cls rows), Swin-V2 coordinate symmetry and SAM decomposed terms (shift, separable);
+the Transformer-XL shift reading each query's own distance, and the roles of its u and v biases.
 structure; token positions under padding; grid resizing (same size is the identity,
 constants stay, bilinear with aligned corners is exact on planes).
 structure; token positions under padding; DETR's sine under padding and per axis, the coordinate
@@ -31,6 +32,7 @@ from . import (  # noqa: F401 - registration
     rope_2d,
     sinusoidal,
     t5,
+    transformer_xl,
     vision_features,
     vision_sine,
     window_bias,

@@ -23,6 +23,7 @@ from . import (
     rope_2d,
     sinusoidal,
     t5,
+    transformer_xl,
     vision_sine,
     window_bias,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "round_float64",
     "sinusoidal",
     "t5",
+    "transformer_xl",
     "vision_sine",
     "window_bias",
     "working_precision",
