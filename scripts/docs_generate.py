@@ -19,8 +19,8 @@ so the page reads the same in a repository browser as on the site, and the site 
 exactly the text of its source.  :data:`FRAGMENTS` names every fragment and the function
 that makes it; the functions are those of ``docs/_ext/`` (:mod:`golden_md`, :mod:`schema_md`,
 :mod:`bench_md`, :mod:`conventions_md`, :mod:`matrix_md`, :mod:`zoo_md`, :mod:`protocol_md`,
-:mod:`report_md`, :mod:`doc_runs`, :mod:`posenc_docs`), nothing is made here.  A fragment shown as code (a session's
-transcript) is written as a fenced ``text`` block; ``, class report`` in the first marker
+:mod:`report_md`, :mod:`doc_runs`, :mod:`posenc_docs`), nothing is made here.  A fragment shown
+as code (a session's transcript) is written as a fenced ``text`` block; ``, class report`` in the first marker
 gives that block a CSS class on the site.  A block may be indented (inside a list item): its
 lines keep the first marker's indentation.
 

@@ -76,7 +76,7 @@ MUST_PASS = [
     "rope_from_base/half/dynamic-seq-len-10000[float32]",  # dynamic_rope_update grows the base
     "rope_from_base/interleaved/longrope-seq-len-4097[float32]",  # Cohere's module switches to long
     "rope_heads/half/bshd-offsets-partial[float32]",  # unsqueeze_dim=2, partial rotary
-    "rope_heads/interleaved/bhsd-offsets-partial[float32]",  # Cohere's apply_rotary_pos_emb
+    "rope_heads/interleaved/bhsd-offsets-partial[float32]",  # GLM's apply_rotary_pos_emb (partial)
     "t5_bucket/bidirectional/1000-32768-float32[int]",  # float32 log at a bucket boundary
     "t5_bias/bidirectional/block-of-70000[float32]",  # compute_bias with past_seen_tokens
     "t5_bias/umt5/decoder-layer-7[float32]",

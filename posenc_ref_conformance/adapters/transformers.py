@@ -17,6 +17,19 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   ``CohereRotaryEmbedding.forward`` (``repeat_interleave`` of the phases; the
   only HF table of that layout built from any ``inv_freq`` at any position).
   Variant ``gptj``: ``GPTJRotaryEmbedding.forward`` (its fixed base-10000 table).
+* The RoPE zoo (``rope_source``): one variant per family of
+  ``_transformers_rope_families.ROPE_FAMILIES`` (163 at 5.24, keyed by family), each running its
+  own module: the rotary class built from a tiny config with the case's ``inv_freq`` / attention
+  factor loaded (per-layer-type buffers for one layer type), its ``forward``, and its own apply
+  function (``rope_cos_sin``, ``apply_rope``, ``rope``, ``rope_from_base``, ``rope_heads``;
+  ``rope_frequencies`` default type through its ``compute_default_rope_parameters``).  The default
+  column is the ``llama`` row, falling back to GPT-NeoX (partial), Cohere (interleaved table, bhsd),
+  GPT-J (interleaved rotation) and GLM (interleaved partial).  Glue: half-width, complex and GPT-J
+  tables expanded to the canonical layout; an interleaved canonical table given to a family that
+  re-interleaves a half table as that half table; DeepSeek-style ``apply_rotary_pos_emb_interleave``
+  output (rotated pairs de-interleaved) put back into pairs; the attention's ``[..., :rotary_ndims]``
+  split done by the adapter (``partial = caller``).  ``ROPE_NOT_RUN`` says why each other family
+  with rotary code has no column.
 * ``apply_rope``: half ``llama.apply_rotary_pos_emb``, or
   ``gpt_neox.apply_rotary_pos_emb`` when only the first ``R < D`` channels
   rotate (Llama's rotates all of them); interleaved ``gptj.apply_rotary_pos_emb``
@@ -259,6 +272,7 @@ from typing import Any
 
 import numpy as np
 
+from ._transformers_rope_families import ROPE_FAMILIES, RopeFamily
 from .base import Adapter, Capabilities, Unsupported
 
 __all__ = ["ADAPTERS", "DEFAULT_FAMILIES", "NOT_RUN", "TransformersAdapter", "missing"]
@@ -336,6 +350,16 @@ def missing() -> str | None:
             f"the transformers adapter needs torch and transformers (pip install transformers torch); {exc}"
         )
     return None
+
+
+def _default_rope_parameters(config_class: Any) -> dict[str, Any]:
+    """``config_class``'s default ``rope_parameters`` (per layer type: ``{type: dict or None}``)."""
+    if config_class not in _DEFAULT_ROPE:
+        _DEFAULT_ROPE[config_class] = dict(getattr(config_class(), "rope_parameters", None) or {})
+    return _DEFAULT_ROPE[config_class]
+
+
+_DEFAULT_ROPE: dict[Any, dict[str, Any]] = {}
 
 
 def _float32_only(dtype: str, what: str) -> None:
@@ -499,7 +523,7 @@ class TransformersAdapter(Adapter):
     t2t_source = "whisper"
     patchtst_source: str | None = None  # PatchTST's standardised table: variants patchtst, patchtsmixer
     shaw_source: str | None = None  # no Shaw code in the default column (v5 removed BERT's relative_key)
-    interleaved_source = "cohere"
+    rope_source = "llama"
     detr_sine_source = "detr"
     coord_sine_source = "conditional_detr"
     sincos_source = "rt_detr"
@@ -661,7 +685,7 @@ class TransformersAdapter(Adapter):
                 "tensor2tensor": self.t2t_source,
                 "patchtst": self.patchtst_source,
                 "shaw": self.shaw_source,
-                "interleaved": self.interleaved_source,
+                "rope": self.rope_source,
                 "window": self.window_source,
                 "window_cls": self.cls_source,
                 "swinv2": self.swinv2_source,
@@ -684,120 +708,248 @@ class TransformersAdapter(Adapter):
         return self.torch.from_numpy(np.array(array))
 
     # --- RoPE ------------------------------------------------------------------------------------------
+    # One code path for every family (the rows of ``_transformers_rope_families``): the default column
+    # is the ``llama`` row, which passes what Llama's code cannot serve to the first row in
+    # ``rope_tables`` / ``rope_applies`` that can: partial rotary to GPT-NeoX, the interleaved table to
+    # Cohere, the interleaved rotation to GPT-J (float64, bshd), Cohere (bhsd) and GLM (bhsd, partial).
+    # A family's variant holds only its own row.
 
-    def _llama_config(
-        self, dim: int, base: float, scaling: dict[str, Any] | None, layout: str = "half"
+    #: Rows tried in order for a table (``rope_cos_sin``, ``rope_from_base``) and for a rotation.
+    rope_tables: tuple[str, ...] = ("llama", "cohere")
+    rope_applies: tuple[str, ...] = ("llama", "gpt_neox", "gptj", "cohere", "glm")
+
+    def _rope_row(self, family: str) -> RopeFamily:
+        return ROPE_FAMILIES[family]
+
+    def _family_module(self, family: str) -> Any:
+        return importlib.import_module(self._rope_row(family).module(family))
+
+    def _family_config(
+        self,
+        family: str,
+        dim: int,
+        base: float,
+        scaling: dict[str, Any] | None,
+        max_positions: int | None = None,
     ) -> Any:
-        """A one-head config of ``layout``'s model (Llama half, Cohere interleaved), these RoPE parameters."""
-        from transformers import CohereConfig, LlamaConfig
-
+        """A one-head ``family`` config of rotary width ``dim`` and these RoPE parameters."""
+        row = self._rope_row(family)
+        config_class = getattr(importlib.import_module(f"transformers.models.{family}"), row.config, None)
+        if config_class is None:
+            config_module = importlib.import_module(f"transformers.models.{family}.configuration_{family}")
+            config_class = getattr(config_module, row.config)
         params = dict(scaling or {"rope_type": "default"})
-        max_positions = params.pop("max_position_embeddings", None)
+        positions = params.pop("max_position_embeddings", None)
         original, factor = params.get("original_max_position_embeddings"), params.get("factor")
-        if max_positions is None and original is not None:  # unread by these types; keeps HF's checks quiet
+        if positions is None and original is not None:  # unread by these types; keeps HF's checks quiet
             scaled = isinstance(factor, (int, float)) and factor > 1
-            max_positions = int(original * factor) if scaled else original
+            positions = int(original * factor) if scaled else original
         params.setdefault("rope_theta", base)
-        return (LlamaConfig if layout == "half" else CohereConfig)(
-            head_dim=dim,
-            hidden_size=dim,
+        defaults = _default_rope_parameters(config_class)
+        per_layer = (
+            {t: v for t, v in defaults.items() if isinstance(v, dict) or v is None} if row.layer_type else {}
+        )
+        keys = set().union(*(v for v in per_layer.values() if v)) if per_layer else set(defaults)
+        if "partial_rotary_factor" in keys:
+            params.setdefault("partial_rotary_factor", 1.0)  # the case's dim is the rotary width
+        return config_class(
+            **dict.fromkeys(row.dim_keys, dim),
             num_attention_heads=1,
             num_key_value_heads=1,
-            max_position_embeddings=max_positions or 2048,
-            rope_parameters=params,
+            max_position_embeddings=max_positions or positions or 2048,
+            rope_parameters={t: v and dict(params) for t, v in per_layer.items()} if per_layer else params,
+            **row.kwargs,
         )
+
+    def _family_rotary(
+        self, family: str, dim: int, base: float, scaling: dict[str, Any] | None, rows: int | None = None
+    ) -> Any:
+        """The family's rotary module built from :meth:`_family_config`."""
+        row = self._rope_row(family)
+        config = self._family_config(family, dim, base, scaling, rows)
+        return getattr(self._family_module(family), row.rotary)(config)
+
+    @staticmethod
+    def _buffer(row: RopeFamily, name: str) -> str:
+        return f"{row.layer_type}_{name}" if row.layer_type else name
+
+    def _family_forward(self, family: str, module: Any, positions: Any, layout: str) -> tuple[Any, Any]:
+        """``module.forward`` at ``positions`` as the canonical ``(cos, sin)`` of ``layout``."""
+        row = self._rope_row(family)
+        torch = self.torch
+        probe = torch.empty(0, dtype=torch.float32)
+        with torch.no_grad():
+            out = module(probe, positions, *((row.layer_type,) if row.layer_type else ()))
+        if row.table == "complex":
+            cos, sin = out.real, out.imag
+        elif row.table == "sincos":
+            sin, cos = out
+        else:
+            cos, sin = out
+        if row.table in ("half", "interleaved"):
+            return cos, sin
+        if layout == "half":  # a half-width table (freqs only): the family's rotation pairs i, i + R/2
+            return torch.cat([cos, cos], dim=-1), torch.cat([sin, sin], dim=-1)
+        return cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)
+
+    def _serves_table(self, family: str, layout: str) -> None:
+        row = self._rope_row(family)
+        own = row.table if row.table in ("half", "interleaved") else row.layout
+        if layout != own:
+            msg = f"{family}'s rotary table is the {own} layout; got {layout!r}"
+            raise Unsupported(msg)
+
+    def _first(self, families: tuple[str, ...], call: Any) -> Any:
+        """``call(family)`` of the first family that does not raise Unsupported."""
+        reasons = []
+        for family in families:
+            try:
+                return call(family)
+            except Unsupported as exc:
+                reasons.append(str(exc))
+        raise Unsupported("; ".join(dict.fromkeys(reasons)))
+
+    def _check_layout(self, layout: str) -> None:
+        if layout not in ("half", "interleaved"):
+            msg = f"HF rotary embeddings have no layout {layout!r}"
+            raise Unsupported(msg)
 
     def rope_frequencies(
         self, dim: int, *, base: float, scaling: dict[str, Any] | None, seq_len: int | None, dtype: str
     ) -> tuple[Any, Any]:
         from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-        from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
         _float32_only(dtype, "ROPE_INIT_FUNCTIONS")
+        family = self.rope_source
         kind = (scaling or {}).get("rope_type", (scaling or {}).get("type", "default"))
         if kind in self.capabilities.scaling_types and kind != "default" and kind not in ROPE_INIT_FUNCTIONS:
             msg = f"transformers {self.transformers.__version__} has no rope_type {kind!r}"
             raise Unsupported(msg)
-        config = self._llama_config(dim, base, scaling)
+        if kind != "default" and "rope_source" in self.overrides:
+            msg = f"{family} takes {kind!r} from the shared ROPE_INIT_FUNCTIONS (the default column's)"
+            raise Unsupported(msg)
+        row = self._rope_row(family)
+        config = self._family_config(family, dim, base, scaling)
         if kind == "default":
-            return LlamaRotaryEmbedding.compute_default_rope_parameters(config)
+            rotary = getattr(self._family_module(family), row.rotary)
+            extra = {"layer_type": row.layer_type} if row.layer_type else {}
+            return rotary.compute_default_rope_parameters(config, **extra)
         return ROPE_INIT_FUNCTIONS[kind](config, None, seq_len=seq_len)  # KeyError for unknown types, as HF
 
-    @staticmethod
-    def _rotary_class(layout: str) -> Any:
-        if layout == "half":
-            from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding as Rotary
-        else:
-            from transformers.models.cohere.modeling_cohere import CohereRotaryEmbedding as Rotary
-        return Rotary
-
-    def _rotary(self, inv_freq: np.ndarray, attention_factor: float, layout: str) -> Any:
-        """The rotary-embedding module of ``layout`` holding the given frequencies."""
+    def _family_cos_sin(
+        self, family: str, positions: np.ndarray, inv_freq: np.ndarray, attention_factor: float, layout: str
+    ) -> tuple[Any, Any]:
+        row = self._rope_row(family)
+        self._serves_table(family, layout)
         dim = 2 * inv_freq.size
-        module = self._rotary_class(layout)(self._llama_config(dim, 10000.0, None, layout))
-        module.register_buffer("inv_freq", self._t(inv_freq), persistent=False)
-        module.attention_scaling = attention_factor
-        return module
+        if row.table == "sincos":
+            if attention_factor != 1.0 or not np.allclose(
+                inv_freq, 10000.0 ** (-np.arange(0, dim, 2) / dim), rtol=1e-12, atol=0
+            ):
+                msg = f"{family}'s table is fixed: base 10000, no attention factor"
+                raise Unsupported(msg)
+            rows = _nonnegative(positions, f"{family}'s rotary table")
+            _check_table(rows, dim, "torch", f"{family}'s rotary table")
+            module = self._family_rotary(family, dim, 10000.0, None, rows)
+        elif not row.reads_inv_freq:
+            msg = f"{family}'s forward recomputes its frequencies from the config: no given inv_freq"
+            raise Unsupported(msg)
+        else:
+            module = self._family_rotary(family, dim, 10000.0, None)
+            module.register_buffer(self._buffer(row, "inv_freq"), self._t(inv_freq), persistent=False)
+            setattr(module, self._buffer(row, "attention_scaling"), attention_factor)
+        return self._family_forward(family, module, self._t(positions), layout)
 
     def rope_cos_sin(
         self, positions: Any, inv_freq: Any, *, attention_factor: float, layout: str, dtype: str
     ) -> tuple[Any, Any]:
         _float32_only(dtype, "the HF rotary embeddings")
+        self._check_layout(layout)
         positions, inv_freq = np.asarray(positions), np.asarray(inv_freq, dtype=np.float64)
-        if layout == "interleaved" and self.interleaved_source == "gptj":
-            return self._gptj_cos_sin(positions, inv_freq, attention_factor)
-        if layout not in ("half", "interleaved"):
-            msg = f"HF rotary embeddings have no layout {layout!r}"
+        return self._first(
+            self.rope_tables, lambda f: self._family_cos_sin(f, positions, inv_freq, attention_factor, layout)
+        )
+
+    def _apply_tables(self, family: str, cos: Any, sin: Any) -> tuple[Any, Any]:
+        """The canonical ``cos, sin`` (the family's layout) in the form its apply function takes."""
+        row = self._rope_row(family)
+        torch = self.torch
+        pairs = row.layout == "interleaved"
+        first = (lambda t: t[..., 0::2]) if pairs else (lambda t: t[..., : t.shape[-1] // 2])
+        if row.call == "complex":
+            return torch.complex(first(cos), first(sin)), None
+        if row.call == "gptj":
+            return first(sin), first(cos)
+        if row.call == "deinterleave" or (row.table == "half" and pairs):  # it re-interleaves a half table
+            return torch.cat([first(cos)] * 2, dim=-1), torch.cat([first(sin)] * 2, dim=-1)
+        if row.table == "halfwidth":
+            return first(cos), first(sin)
+        return cos, sin
+
+    def _family_apply(self, family: str, q: Any, cos: Any, sin: Any, unsqueeze: int) -> Any:
+        """The family's rotation of ``q`` (heads at axis ``unsqueeze``) by ``cos, sin [B, S, R]``."""
+        row = self._rope_row(family)
+        torch = self.torch
+        width, channels = cos.shape[-1], q.shape[-1]
+        if width < channels and row.partial in ("", "last"):
+            which = "the last R" if row.partial else "all"
+            msg = f"{family} rotates {which} channels; got R={width} < D={channels}"
             raise Unsupported(msg)
-        x = self.torch.empty(0, dtype=self.torch.float32)
-        with self.torch.no_grad():
-            return self._rotary(inv_freq, attention_factor, layout)(x, self._t(positions))
-
-    def _gptj_cos_sin(self, positions: np.ndarray, inv_freq: np.ndarray, attention_factor: float) -> Any:
-        dim = 2 * inv_freq.size
-        if attention_factor != 1.0 or not np.allclose(
-            inv_freq, 10000.0 ** (-np.arange(0, dim, 2) / dim), rtol=1e-12, atol=0
-        ):
-            msg = "GPT-J's table is fixed: base 10000, no attention factor"
+        if row.float32_apply and q.dtype != torch.float32:
+            msg = f"{family}'s {row.apply} computes in float32"
             raise Unsupported(msg)
-        return self._gptj_table(positions, dim)
-
-    def _gptj_table(self, positions: np.ndarray, dim: int) -> Any:
-        """GPT-J's own float32 table (``create_sinusoidal_positions``) at ``positions``, full width."""
-        from transformers import GPTJConfig
-        from transformers.models.gptj.modeling_gptj import GPTJRotaryEmbedding
-
-        rows = _nonnegative(positions, "GPT-J's rotary table")
-        _check_table(rows, dim, "torch", "GPT-J's rotary table")
-        module = GPTJRotaryEmbedding(GPTJConfig(rotary_dim=dim, n_positions=rows, n_embd=dim, n_head=1))
-        x = self.torch.empty(0, dtype=self.torch.float32)
-        with self.torch.no_grad():
-            sin, cos = module(x, self._t(positions))
-        return cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)
+        layout = "bhsd" if unsqueeze == 1 else "bshd"
+        if row.call in ("complex", "gptj") and layout != row.x_layout:
+            msg = f"{family}'s {row.apply} takes x as {row.x_layout}; got {layout}"
+            raise Unsupported(msg)
+        split = width < channels and row.partial == "caller"
+        x = q[..., :width] if split else q
+        apply = getattr(self._family_module(family), row.apply)
+        first, second = self._apply_tables(family, cos, sin)
+        with torch.no_grad():
+            if row.call == "x":
+                out = apply(x, first, second, unsqueeze_dim=unsqueeze)
+            elif row.call == "gptj":
+                out = apply(x, first, second)
+            elif row.call == "complex":
+                out = apply(x, x, first)[0]
+            else:
+                out = apply(x, x, first, second, unsqueeze_dim=unsqueeze)[0]
+        if row.call == "deinterleave":  # [rotated evens | rotated odds] back to pairs (2i, 2i + 1)
+            rot = out[..., :width]
+            out = torch.cat(
+                [
+                    torch.stack([rot[..., : width // 2], rot[..., width // 2 :]], -1).flatten(-2),
+                    out[..., width:],
+                ],
+                dim=-1,
+            )
+        return torch.cat([out, q[..., width:]], dim=-1) if split else out
 
     def apply_rope(self, x: Any, cos: Any, sin: Any, *, layout: str) -> Any:
         if layout not in ("half", "interleaved"):
             msg = f"HF has no apply_rotary_pos_emb for layout {layout!r}"
             raise Unsupported(msg)
-        torch = self.torch
         x, cos, sin = (self._t(a) for a in (x, cos, sin))
         width, seq, channels = cos.shape[-1], x.shape[-2], x.shape[-1]
         lead = x.shape[:-2]
         cos, sin = (t.broadcast_to((*lead, seq, width)).reshape(-1, seq, width) for t in (cos, sin))
-        with torch.no_grad():
-            if layout == "half":
-                from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox
-                from transformers.models.llama.modeling_llama import apply_rotary_pos_emb as llama
 
-                q = x.reshape(-1, 1, seq, channels)  # [batch, heads, seq, dim]
-                out, _ = (llama if width == channels else neox)(q, q, cos, sin, unsqueeze_dim=1)
-            else:
-                from transformers.models.gptj.modeling_gptj import apply_rotary_pos_emb as gptj
+        def rotate(family: str) -> Any:
+            self._serves_layout(family, layout)
+            if self._rope_row(family).x_layout == "bshd" and self._rope_row(family).call in (
+                "gptj",
+                "complex",
+            ):
+                return self._family_apply(family, x.reshape(-1, seq, 1, channels), cos, sin, 2)
+            return self._family_apply(family, x.reshape(-1, 1, seq, channels), cos, sin, 1)
 
-                q = x.reshape(-1, seq, 1, channels)  # [batch, seq, heads, dim]
-                rot = gptj(q[..., :width], sin[..., 0::2], cos[..., 0::2])
-                out = torch.cat([rot, q[..., width:]], dim=-1)
-        return out.reshape(x.shape)
+        return self._first(self.rope_applies, rotate).reshape(x.shape)
+
+    def _serves_layout(self, family: str, layout: str) -> None:
+        if self._rope_row(family).layout != layout:
+            msg = f"{family} rotates {self._rope_row(family).layout} pairs; got {layout!r}"
+            raise Unsupported(msg)
 
     def rope_from_base(
         self,
@@ -810,16 +962,8 @@ class TransformersAdapter(Adapter):
         seq_len: int | None,
         layout: str,
     ) -> Any:
-        if layout not in ("half", "interleaved"):
-            msg = f"HF rotary embeddings have no layout {layout!r}"
-            raise Unsupported(msg)
+        self._check_layout(layout)
         positions = np.asarray(positions)
-        if layout == "interleaved" and self.interleaved_source == "gptj":
-            if scaling is not None or base != 10000.0:
-                msg = "GPT-J's table is fixed: base 10000, no scaling"
-                raise Unsupported(msg)
-            cos, sin = self._gptj_table(positions, dim)
-            return self.apply_rope(x, cos, sin, layout=layout)
         kind = (scaling or {}).get("rope_type", (scaling or {}).get("type", "default"))
         served = int(positions.max()) + 1 if positions.size else 0
         if kind in ("dynamic", "longrope") and seq_len != served:
@@ -827,11 +971,22 @@ class TransformersAdapter(Adapter):
                 f"HF's dynamic_rope_update takes the length from the positions ({served}); seq_len={seq_len}"
             )
             raise Unsupported(msg)
-        module = self._rotary_class(layout)(self._llama_config(dim, base, scaling, layout))
-        probe = self.torch.empty(0, dtype=self.torch.float32)
-        with self.torch.no_grad():
-            cos, sin = module(probe, self._t(positions)[None, :])  # position_ids [1, S]
-        return self.apply_rope(x, cos[0], sin[0], layout=layout)
+
+        def table(family: str) -> tuple[Any, Any]:
+            self._serves_table(family, layout)
+            rows = None
+            if self._rope_row(family).table == "sincos":
+                if scaling is not None or base != 10000.0:
+                    msg = f"{family}'s table is fixed: base 10000, no scaling"
+                    raise Unsupported(msg)
+                rows = _nonnegative(positions, f"{family}'s rotary table")
+                _check_table(rows, dim, "torch", f"{family}'s rotary table")
+            module = self._family_rotary(family, dim, base, scaling, rows)
+            cos, sin = self._family_forward(family, module, self._t(positions)[None, :], layout)  # [1, S]
+            return cos[0], sin[0]
+
+        cos, sin = self._first(self.rope_tables, table)
+        return self.apply_rope(x, cos, sin, layout=layout)
 
     def rope_heads(
         self,
@@ -848,28 +1003,16 @@ class TransformersAdapter(Adapter):
                 f"HF's apply_rotary_pos_emb takes x as bhsd or bshd (unsqueeze_dim 1, 2); got {head_layout!r}"
             )
             raise Unsupported(msg)
-        torch = self.torch
         cos, sin = self.rope_cos_sin(  # [batch, seq, R], from position_ids [batch, seq]
             positions, inv_freq, attention_factor=attention_factor, layout=layout, dtype="float32"
         )
         q = self._t(x)
-        width = cos.shape[-1]
-        rot, rest = q[..., :width], q[..., width:]  # partial rotary, as GPT-NeoX / GPT-J split it
-        with torch.no_grad():
-            if layout == "half":
-                from transformers.models.gpt_neox.modeling_gpt_neox import apply_rotary_pos_emb as neox
 
-                out, _ = neox(q, q, cos, sin, unsqueeze_dim=1 if head_layout == "bhsd" else 2)
-                return out
-            if head_layout == "bshd":
-                from transformers.models.gptj.modeling_gptj import apply_rotary_pos_emb as gptj
+        def rotate(family: str) -> Any:
+            self._serves_layout(family, layout)
+            return self._family_apply(family, q, cos, sin, 1 if head_layout == "bhsd" else 2)
 
-                rotated = gptj(rot, sin[..., 0::2], cos[..., 0::2])
-            else:
-                from transformers.models.cohere.modeling_cohere import apply_rotary_pos_emb as cohere
-
-                rotated, _ = cohere(rot, rot, cos, sin, unsqueeze_dim=1)
-        return torch.cat([rotated, rest], dim=-1)
+        return self._first(self.rope_applies, rotate)
 
     # --- T5 ----------------------------------------------------------------------------------------------
 
@@ -2530,7 +2673,7 @@ _SOURCE_FUNCTIONS = {
     "t2t_source": ("sinusoidal",),
     "patchtst_source": ("sinusoidal",),
     "shaw_source": ("shaw_index", "shaw_table_rows"),
-    "interleaved_source": ("rope_cos_sin", "apply_rope", "rope", "rope_from_base", "rope_heads"),
+    "rope_source": ("rope_frequencies", "rope_cos_sin", "apply_rope", "rope", "rope_from_base", "rope_heads"),
     "window_source": ("window_bias",),
     "cls_source": ("window_bias",),
     "swinv2_source": ("swinv2_log_coords",),
@@ -2553,10 +2696,19 @@ _TORCH_VASWANI = ("speecht5", "florence2")
 
 def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
     """A subclass that takes one family from another HF implementation, declaring only the
-    functions that family's code serves (:data:`_SOURCE_FUNCTIONS`), and for a sinusoid or Shaw
-    source only the conventions that family's copy implements."""
+    functions that family's code serves (:data:`_SOURCE_FUNCTIONS`; a RoPE row: :func:`_rope_functions`),
+    and for a sinusoid or Shaw source only the conventions that family's copy implements."""
     functions = tuple(dict.fromkeys(f for source in sources for f in _SOURCE_FUNCTIONS[source]))
-    changes: dict[str, Any] = {"functions": functions}
+    dtypes = dict(TransformersAdapter.capabilities.dtypes)
+    rope: dict[str, Any] = {}
+    if "rope_source" in sources:
+        row = ROPE_FAMILIES[sources["rope_source"]]
+        served = _rope_functions(row)
+        functions = tuple(f for f in functions if f not in _SOURCE_FUNCTIONS["rope_source"] or f in served)
+        rope = {"rope_tables": (sources["rope_source"],), "rope_applies": (sources["rope_source"],)}
+        if row.float32_apply:
+            dtypes["apply_rope"] = ["float32"]
+    changes: dict[str, Any] = {"functions": functions, "dtypes": dtypes}
     conventions = tuple(_SINUSOID_SOURCES[s] for s in sources if s in _SINUSOID_SOURCES)
     if conventions:
         changes["sinusoidal_conventions"] = conventions
@@ -2578,9 +2730,18 @@ def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
         "capabilities": capabilities,
         "overrides": tuple(sources),
         **sources,
+        **rope,
     }
     bases = (_ShawMethods, TransformersAdapter) if "shaw_source" in sources else (TransformersAdapter,)
     return type(f"Transformers_{name}", bases, attributes)
+
+
+def _rope_functions(row: RopeFamily) -> tuple[str, ...]:
+    """The canonical RoPE functions a family's own code serves: its rotation and table always, the
+    given-frequency calls only when ``forward`` reads ``inv_freq``, ``rope_frequencies`` only when
+    the rotary class defines its own ``compute_default_rope_parameters``."""
+    given = ("rope_cos_sin", "rope", "rope_heads") if row.reads_inv_freq else ()
+    return ("apply_rope", "rope_from_base", *given, *(("rope_frequencies",) if row.own_defaults else ()))
 
 
 #: The model families with positional code of their own (or a copy of another's), one row each:
@@ -2590,7 +2751,6 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
     ("mpt", "ALiBi from MPT's build_mpt_alibi_tensor (has alibi_bias_max).", {"alibi_source": "mpt"}),
     ("m2m_100", "The fairseq table from M2M100 (NLLB).", {"fairseq_source": "m2m100"}),
     ("fsmt", "The fairseq table from FSMT.", {"fairseq_source": "fsmt"}),
-    ("gptj", "Interleaved cos/sin from GPT-J's fixed table.", {"interleaved_source": "gptj"}),
     ("donut", "Swin window bias from DonutSwinSelfAttention's table and index.", {"window_source": "donut"}),
     ("maskformer", "Swin window bias from MaskFormerSwinSelfAttention.", {"window_source": "maskformer"}),
     ("data2vec", "BEiT window bias from Data2VecVisionRelativePositionBias.", {"cls_source": "data2vec"}),
@@ -2776,6 +2936,15 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
             ("gemma3n", "Gemma 3n audio (Gemma3nAudioRelativePositionEmbedding._relative_shift)", ("shift",)),
             ("gemma4", "Gemma 4 audio (Gemma4AudioAttention._rel_shift)", ("shift",)),
         )
+    ),
+    *(
+        (
+            family,
+            f"RoPE from {row.module(family)}: {row.rotary}.forward, {row.apply} ({row.layout}).",
+            {"rope_source": family},
+        )
+        for family, row in ROPE_FAMILIES.items()
+        if family != TransformersAdapter.rope_source
     ),
 ]
 
