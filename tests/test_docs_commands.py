@@ -246,7 +246,8 @@ NOT_RUN: dict[str, str] = {
     "bash scripts/matrix/build_matrix.sh": _VLLM_GGML + "; CI re-checks the committed matrix (ci_check.sh)",
     "bash scripts/matrix/build_zoo.sh": (
         "one check per model family of transformers (hundreds of columns, tens of minutes) in the "
-        "transformers venv; CI re-checks a fixed sample of them against the committed zoo (ci_check.sh --sample)"
+        "transformers venv; CI re-checks a fixed sample of them against the committed zoo "
+        "(ci_check.sh --sample)"
     ),
     "python -m posenc_ref_conformance.zoo": "the merge step build_zoo.sh runs, named in prose",
     # asv by hand and the benchmark tools (asv_benchmarks/README.md)
