@@ -53,7 +53,8 @@ FAMILIES = {
 def test_family_column_is_its_own_code_and_passes(variant: str) -> None:
     functions, must_pass = FAMILIES[variant]
     adapter = load_adapter(f"transformers:{variant}")
-    assert set(adapter.capabilities.functions) == set(functions)
+    rel = {"rel_sinusoid_positions", "rel_sinusoid_table", "rel_shift", "rel_attention_scores"}
+    assert set(adapter.capabilities.functions) & rel == set(functions)  # (and a RoPE row: Gemma 3n, 4)
     assert adapter.describe()["sources"]["relative_attention"] == variant
     report = run(adapter, only=REL, invariants=False)
     statuses = {r.result_id: r.status for r in report.results}
