@@ -752,14 +752,29 @@ class TransformersAdapter(Adapter):
         keys = set().union(*(v for v in per_layer.values() if v)) if per_layer else set(defaults)
         if "partial_rotary_factor" in keys:
             params.setdefault("partial_rotary_factor", 1.0)  # the case's dim is the rotary width
-        return config_class(
-            **dict.fromkeys(row.dim_keys, dim),
-            num_attention_heads=1,
-            num_key_value_heads=1,
-            max_position_embeddings=max_positions or positions or 2048,
-            rope_parameters={t: v and dict(params) for t, v in per_layer.items()} if per_layer else params,
-            **row.kwargs,
-        )
+        try:
+            config = config_class(
+                **dict.fromkeys(row.dim_keys, dim),
+                num_attention_heads=1,
+                num_key_value_heads=1,
+                max_position_embeddings=max_positions or positions or 2048,
+                rope_parameters={t: v and dict(params) for t, v in per_layer.items()}
+                if per_layer
+                else params,
+                **row.kwargs,
+            )
+        except Exception as exc:  # a config that refuses or rewrites a whole scaling type (Phi-3: longrope)
+            kind = params.get("rope_type", "default")
+            if kind == "default" or type(exc).__name__ not in (
+                "StrictDataclassClassValidationError",
+                "KeyError",
+            ):
+                raise
+            msg = f"{row.config} refuses rope_type {kind!r} ({type(exc).__name__}): not this family's scaling"
+            raise Unsupported(msg) from exc
+        if "rope_theta" in vars(config):  # a legacy top-level base its own code reads (ESM)
+            config.rope_theta = base
+        return config
 
     def _family_rotary(
         self, family: str, dim: int, base: float, scaling: dict[str, Any] | None, rows: int | None = None
@@ -767,7 +782,13 @@ class TransformersAdapter(Adapter):
         """The family's rotary module built from :meth:`_family_config`."""
         row = self._rope_row(family)
         config = self._family_config(family, dim, base, scaling, rows)
-        return getattr(self._family_module(family), row.rotary)(config)
+        try:
+            return getattr(self._family_module(family), row.rotary)(config)
+        except Exception as exc:  # Gemma 4's head_dim varies per layer: a scaling reading it globally
+            if type(exc).__name__ != "AmbiguousGlobalPerLayerAttributeError":
+                raise
+            msg = f"{row.config} sets head_dim per layer, which this scaling reads globally"
+            raise Unsupported(msg) from exc
 
     @staticmethod
     def _buffer(row: RopeFamily, name: str) -> str:
@@ -833,7 +854,13 @@ class TransformersAdapter(Adapter):
         if kind == "default":
             rotary = getattr(self._family_module(family), row.rotary)
             extra = {"layer_type": row.layer_type} if row.layer_type else {}
-            return rotary.compute_default_rope_parameters(config, **extra)
+            try:
+                return rotary.compute_default_rope_parameters(config, **extra)
+            except Exception as exc:  # Gemma 4's head_dim varies per layer: no global frequencies
+                if type(exc).__name__ != "AmbiguousGlobalPerLayerAttributeError":
+                    raise
+                msg = f"{row.config} sets head_dim per layer: its default frequencies need a layer's config"
+                raise Unsupported(msg) from exc
         return ROPE_INIT_FUNCTIONS[kind](config, None, seq_len=seq_len)  # KeyError for unknown types, as HF
 
     def _family_cos_sin(
@@ -982,6 +1009,10 @@ class TransformersAdapter(Adapter):
                 rows = _nonnegative(positions, f"{family}'s rotary table")
                 _check_table(rows, dim, "torch", f"{family}'s rotary table")
             module = self._family_rotary(family, dim, base, scaling, rows)
+            runs = getattr(module, "rope_type", "default")
+            if kind != "default" and runs != kind:  # ESM's rotary class never reads a scaling
+                msg = f"{family}'s rotary class runs rope_type {runs!r}, not {kind!r}"
+                raise Unsupported(msg)
             cos, sin = self._family_forward(family, module, self._t(positions)[None, :], layout)  # [1, S]
             return cos[0], sin[0]
 
