@@ -480,6 +480,24 @@ _FOURIER = {
 }
 
 
+def _family_refusal(exc: Exception, row: Any, scaling: dict[str, Any] | None) -> Exception:
+    """``Unsupported`` for what a family's code refuses by design (``exc`` itself, to re-raise, else):
+    a per-layer ``head_dim`` read globally (Gemma 4), or a scaling type the family's config or
+    rotary class does not take (Phi-3, RecurrentGemma); a default-type error is the family's."""
+    kind = (scaling or {}).get("rope_type", "default")
+    name = type(exc).__name__
+    if name == "AmbiguousGlobalPerLayerAttributeError":
+        return Unsupported(f"{row.config} sets head_dim per layer, which this call reads globally")
+    if kind == "default":
+        return exc
+    if isinstance(exc, ValueError) and "does not support RoPE types" in str(exc):
+        return Unsupported(f"{row.rotary} supports no rope_type but default ({kind!r} given)")
+    if name in ("StrictDataclassClassValidationError", "KeyError", "AttributeError"):
+        # Phi-3 rewrites every type to longrope; RecurrentGemma's config lacks what a scaling reads
+        return Unsupported(f"{row.config} refuses rope_type {kind!r} ({name}): not this family's scaling")
+    return exc
+
+
 def _family_class(family: str, name: str, kind: str = "modeling") -> Any:
     """``name`` from ``transformers.models.<family>.<kind>_<family>``."""
     return getattr(importlib.import_module(f"transformers.models.{family}.{kind}_{family}"), name)
@@ -764,14 +782,10 @@ class TransformersAdapter(Adapter):
                 **row.kwargs,
             )
         except Exception as exc:  # a config that refuses or rewrites a whole scaling type (Phi-3: longrope)
-            kind = params.get("rope_type", "default")
-            if kind == "default" or type(exc).__name__ not in (
-                "StrictDataclassClassValidationError",
-                "KeyError",
-            ):
+            refusal = _family_refusal(exc, row, params)
+            if refusal is exc:
                 raise
-            msg = f"{row.config} refuses rope_type {kind!r} ({type(exc).__name__}): not this family's scaling"
-            raise Unsupported(msg) from exc
+            raise refusal from exc
         if "rope_theta" in vars(config):  # a legacy top-level base its own code reads (ESM)
             config.rope_theta = base
         return config
@@ -784,11 +798,11 @@ class TransformersAdapter(Adapter):
         config = self._family_config(family, dim, base, scaling, rows)
         try:
             return getattr(self._family_module(family), row.rotary)(config)
-        except Exception as exc:  # Gemma 4's head_dim varies per layer: a scaling reading it globally
-            if type(exc).__name__ != "AmbiguousGlobalPerLayerAttributeError":
+        except Exception as exc:
+            refusal = _family_refusal(exc, row, scaling)
+            if refusal is exc:
                 raise
-            msg = f"{row.config} sets head_dim per layer, which this scaling reads globally"
-            raise Unsupported(msg) from exc
+            raise refusal from exc
 
     @staticmethod
     def _buffer(row: RopeFamily, name: str) -> str:
@@ -800,7 +814,13 @@ class TransformersAdapter(Adapter):
         torch = self.torch
         probe = torch.empty(0, dtype=torch.float32)
         with torch.no_grad():
-            out = module(probe, positions, *((row.layer_type,) if row.layer_type else ()))
+            try:
+                out = module(probe, positions, *((row.layer_type,) if row.layer_type else ()))
+            except Exception as exc:  # a dynamic update (longrope) reading a per-layer head_dim
+                refusal = _family_refusal(exc, row, None)
+                if refusal is exc:
+                    raise
+                raise refusal from exc
         if row.table == "complex":
             cos, sin = out.real, out.imag
         elif row.table == "sincos":
