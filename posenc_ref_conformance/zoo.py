@@ -43,6 +43,7 @@ import html
 import json
 import os
 import pathlib
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -553,7 +554,9 @@ def run_here(specs: Sequence[str], out: str | os.PathLike[str], *, echo: Any = p
             continue
         data = report.to_json()
         data["spec"] = spec
-        path = directory / f"{spec.replace(':', '-')}.json"
+        path = (
+            directory / f"{re.sub(r'[^A-Za-z0-9_.]+', '-', spec).strip('-')}.json"
+        )  # transformers-FAMILY.json
         path.write_text(json.dumps(data, sort_keys=True) + "\n", encoding="utf-8")
         seconds = (datetime.datetime.now() - started).total_seconds()
         echo(f"[{n}/{len(specs)}] {spec}: {report.verdict} ({seconds:.1f} s)", flush=True)

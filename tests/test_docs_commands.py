@@ -249,7 +249,7 @@ NOT_RUN: dict[str, str] = {
         "transformers venv; CI re-checks a fixed sample of them against the committed zoo "
         "(ci_check.sh --sample)"
     ),
-    "python -m posenc_ref_conformance.zoo": "the merge step build_zoo.sh runs, named in prose",
+    "python -m posenc_ref_conformance.zoo merge": "the merge step build_zoo.sh runs, named in prose",
     # asv by hand and the benchmark tools (asv_benchmarks/README.md)
     "cd asv_benchmarks": _ASV_BY_HAND,
     "asv machine --yes": _ASV_BY_HAND,

@@ -183,3 +183,19 @@ def test_the_shipped_family_table_loads() -> None:
     families = zoo.load_families(pathlib.Path(__file__).parents[1] / "docs" / "matrix" / "zoo_families.csv")
     assert families["llama"] == {"primary": "rope", "schemes": ["rope"]}
     assert families["llava"]["primary"] == "delegated" and len(families) > 500
+
+
+def test_run_here_writes_one_report_per_spec(tmp_path: pathlib.Path) -> None:
+    """The zoo's in-process runs: a report per spec (named after it, with its spec), and a spec that
+    does not load is named with why, not a crash."""
+    module = tmp_path / "right.py"
+    module.write_text(textwrap.dedent(ADAPTERS["right"]))
+    lines: list[str] = []
+    failed = zoo.run_here(
+        [str(module), str(tmp_path / "absent.py")], tmp_path / "out", echo=lambda *a, **k: lines.append(a[0])
+    )
+    (report,) = (tmp_path / "out").glob("*.json")
+    data = json.loads(report.read_text())
+    assert data["spec"] == str(module) and data["verdict"] == "PASS"
+    assert len(failed) == 1 and failed[0].startswith(f"{tmp_path / 'absent.py'}: ")
+    assert lines == [f"[1/2] {module}: PASS" + lines[0].rpartition(": PASS")[2]]
