@@ -30,6 +30,7 @@ __version__ = "0.1.0"
 # --- relative / bias ---
 from .alibi import ALIBI_FORMS, alibi_bias, alibi_slopes
 from .attention import attention
+from .deberta import DEBERTA_ARITHMETIC, DEBERTA_TERMS, deberta_bucket, deberta_relative_index
 from .fourier_features import fourier_features, fourier_grid
 from .grid_resize import RESIZE_MODES, grid_resize, patch_grid_resize
 from .kernel_bias import KERPLE_KINDS, kerple_bias, sandwich_bias
@@ -85,6 +86,8 @@ from .window_bias import DECOMPOSED_COORDS, decomposed_rel_pos, swinv2_log_coord
 __all__ = [
     "ALIBI_FORMS",
     "COMBINE_MODES",
+    "DEBERTA_ARITHMETIC",
+    "DEBERTA_TERMS",
     "DECOMPOSED_COORDS",
     "DETR_COORD_CONVENTIONS",
     "DETR_SINE_CONVENTIONS",
@@ -111,6 +114,8 @@ __all__ = [
     "axial_angles",
     "bbox_embedding",
     "causal_mask",
+    "deberta_bucket",
+    "deberta_relative_index",
     "decomposed_rel_pos",
     "detr_coord_sine",
     "detr_sine_2d",

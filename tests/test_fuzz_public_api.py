@@ -112,6 +112,26 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                 "max_distance": 128,
             },
         ),
+        "deberta_bucket": (
+            pr.deberta_bucket,
+            {
+                "relative": pr.relative_positions(pos, keys),
+                "position_buckets": 8,
+                "max_relative_positions": 16,
+                "arithmetic": "exact",
+            },
+        ),
+        "deberta_relative_index": (
+            pr.deberta_relative_index,
+            {
+                "q_positions": pos,
+                "k_positions": keys,
+                "position_buckets": 8,
+                "max_relative_positions": 16,
+                "term": "c2p",
+                "arithmetic": "exact",
+            },
+        ),
         "t5_bucket_thresholds": (
             pr.t5_bucket_thresholds,
             {"bidirectional": True, "num_buckets": 32, "max_distance": 128},

@@ -49,9 +49,25 @@ OPTIONS: list[tuple[str, str, tuple[str, ...], str]] = [
         ("rel_shift", "rel_attention_scores"),
         "convention",
     ),
+    (
+        "DEBERTA_ARITHMETIC",
+        "deberta_bucket / deberta_relative_index (arithmetic=)",
+        ("deberta_bucket", "deberta_relative_index"),
+        "arithmetic",
+    ),
+    ("DEBERTA_TERMS", "deberta_relative_index(term=)", ("deberta_relative_index",), "term"),
     ("RESIZE_MODES", "grid_resize / patch_grid_resize (mode=)", ("grid_resize", "patch_grid_resize"), "mode"),
 ]
-_FAMILY_PAGES = ("absolute", "rope", "relative", "window-bias", "transformer-xl", "grid-resize", "nope")
+_FAMILY_PAGES = (
+    "absolute",
+    "rope",
+    "relative",
+    "window-bias",
+    "transformer-xl",
+    "deberta",
+    "grid-resize",
+    "nope",
+)
 
 
 def split_row(line: str) -> list[str]:

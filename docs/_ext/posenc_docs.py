@@ -297,6 +297,7 @@ API_MODULES: list[tuple[str, str]] = [
     ("posenc_ref.kernel_bias", "Sandwich and KERPLE"),
     ("posenc_ref.window_bias", "Windowed 2-D relative positions"),
     ("posenc_ref.transformer_xl", "Transformer-XL relative attention"),
+    ("posenc_ref.deberta", "DeBERTa disentangled attention"),
     ("posenc_ref.grid_resize", "Grid resizing of position tables"),
     ("posenc_ref.masks", "Attention masks"),
     ("posenc_ref.nope", "NoPE"),

@@ -221,6 +221,35 @@ class PosencRefAdapter(Adapter):
             max_distance=max_distance,
         )
 
+    def deberta_bucket(
+        self, relative: Any, *, position_buckets: int, max_relative_positions: int, arithmetic: str
+    ) -> Any:
+        return self.pr.deberta_bucket(
+            self._ints(relative),
+            position_buckets=position_buckets,
+            max_relative_positions=max_relative_positions,
+            arithmetic=arithmetic,
+        )
+
+    def deberta_relative_index(
+        self,
+        q_positions: Any,
+        k_positions: Any,
+        *,
+        position_buckets: int,
+        max_relative_positions: int,
+        term: str,
+        arithmetic: str,
+    ) -> Any:
+        return self.pr.deberta_relative_index(
+            self._ints(q_positions),
+            self._ints(k_positions),
+            position_buckets=position_buckets,
+            max_relative_positions=max_relative_positions,
+            term=term,
+            arithmetic=arithmetic,
+        )
+
     def alibi_slopes(self, num_heads: int, *, max_bias: float, dtype: str) -> Any:
         return self.pr.alibi_slopes(num_heads, max_bias=max_bias, xp=self.xp, dtype=self._dtype(dtype))
 

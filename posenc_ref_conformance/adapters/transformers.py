@@ -146,6 +146,17 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   ``add_decomposed_relative_positions`` on a zero ``attn``, ``sam_hq``, ``got_ocr2``: the
   copies' ``get_decomposed_rel_pos``, ``seggpt``: ``SegGptAttention.add_decomposed_rel_pos``
   on a zero ``attn``.  Variant ``clap``: ``ClapAudioSelfAttention``'s Swin table and index.
+* ``deberta_bucket``: ``deberta_v2.make_log_bucket_position(relative, position_buckets,
+  max_relative_positions)`` (float32; variant ``sew_d``: its copy).  DeBERTa v1 has no buckets.
+* ``deberta_relative_index``: ``DisentangledSelfAttention.disentangled_attention_bias(query_layer,
+  key_layer, None, rel_embeddings, 1)`` of a ``DebertaV2Config(hidden_size=1, num_attention_heads=1,
+  pos_att_type=[term], share_att_key=False)`` (``deberta_v2``; ``sew_d``: ``SEWDConfig``'s
+  ``DisentangledSelfAttention``), its ``pos_key_proj`` / ``pos_query_proj`` the identity, query
+  and key content all ones and row ``s`` of ``rel_embeddings`` holding ``s``: each score is the row
+  the term gathered (scale ``sqrt(1 * 1)``).  Variant ``deberta`` (v1): ``disentangled_att_bias``
+  with the encoder's ``build_relative_position(query_layer, key_layer)`` (its own ``relative_pos=None``
+  path passes a device to a two-argument function), the whole ``2 M``-row table, so the slice
+  ``[M - span, M + span)`` shows in the rows.  Positions ``arange(Lq)``, ``arange(Lk)`` only.
 * ``patch_grid_resize``: the family's ``interpolate_pos_encoding(embeddings, height,
   width)`` with the case's table loaded into its position weight, chosen by the
   options: ``scale_factor`` -> ``IdeficsVisionEmbeddings`` (only Idefics' own
@@ -630,6 +641,9 @@ class TransformersAdapter(Adapter):
             # the tables check no sizes: a width 0 is an empty table (the Conformers divide by it), a
             # negative cached_frames (klen < qlen) a shorter one
             "rel_sinusoid_table": False,
+            # make_log_bucket_position and the attention modules check nothing (mid 0 divides by zero)
+            "deberta_bucket": False,
+            "deberta_relative_index": False,
         },
         notes={
             "rope_frequencies": "ROPE_INIT_FUNCTIONS / LlamaRotaryEmbedding.compute_default_rope_parameters "
@@ -673,6 +687,9 @@ class TransformersAdapter(Adapter):
             "navit_position_ids": "Idefics2VisionEmbeddings (identity table); MiniCPM-V vision_utils",
             "bbox_embedding": "LayoutLMEmbeddings (sum), LayoutLMv2 / LayoutLMv3 (clip) spatial embeddings",
             "row_col_embedding": "Pix2StructVisionEmbeddings (sum), DetrLearnedPositionEmbedding (concat)",
+            "deberta_bucket": "deberta_v2.make_log_bucket_position (float32)",
+            "deberta_relative_index": "DisentangledSelfAttention.disentangled_attention_bias (v2), "
+            "disentangled_att_bias (v1) with identity projections and row-numbered rel_embeddings",
             "rope_2d_cos_sin": "PixtralVisionRotaryEmbedding, Gemma4VisionRotaryEmbedding, "
             "DINOv3ViTRopePositionEmbedding (eval; patch-centre grids only), Llama4VisionRotaryEmbedding "
             "(table lookup), Sam2VideoVisionRotaryEmbedding, Kimi_K25VisionRotaryEmbedding forward: float32",
@@ -716,6 +733,8 @@ class TransformersAdapter(Adapter):
                 "sam2_rope": self.sam2_rope_source,
                 "fourier": self.fourier_source,
                 "relative_attention": self.rel_source,
+                "deberta": self.deberta_source,
+                "deberta_index": self.deberta_index_source,
             },
         }
 
@@ -2712,6 +2731,94 @@ class _ShawMethods:
             attention = layer.self_attn if self.shaw_source == "granite_speech5" else layer.attn
             return attention.rel_pos_emb.num_embeddings
 
+    # --- DeBERTa disentangled attention (log buckets; the rows c2p and p2c gather) ----------------------
+
+    #: Which family serves deberta_bucket and deberta_relative_index (v1 has no buckets: its variant
+    #: overrides only the index source).
+    deberta_source = "deberta_v2"
+    deberta_index_source = "deberta_v2"
+
+    def _deberta_module(self, family: str) -> Any:
+        return importlib.import_module(f"transformers.models.{family}.modeling_{family}")
+
+    def deberta_bucket(
+        self, relative: Any, *, position_buckets: int, max_relative_positions: int, arithmetic: str
+    ) -> Any:
+        if arithmetic != "float32":
+            msg = "make_log_bucket_position evaluates the log term in float32"
+            raise Unsupported(msg)
+        module = self._deberta_module(self.deberta_source)
+        with self.torch.no_grad():
+            out = module.make_log_bucket_position(self._t(relative), position_buckets, max_relative_positions)
+        return out.to(self.torch.int64)
+
+    def _arange_length(self, positions: np.ndarray, name: str) -> int:
+        if positions.ndim != 1 or not np.array_equal(positions, np.arange(positions.shape[0])):
+            msg = f"DeBERTa's attention numbers {name} 0 .. L - 1 (one sequence); got other positions"
+            raise Unsupported(msg)
+        return int(positions.shape[0])
+
+    def deberta_relative_index(
+        self,
+        q_positions: Any,
+        k_positions: Any,
+        *,
+        position_buckets: int,
+        max_relative_positions: int,
+        term: str,
+        arithmetic: str,
+    ) -> Any:
+        if arithmetic != "float32" and position_buckets > 0:
+            msg = "DeBERTa-v2's buckets evaluate the log term in float32"
+            raise Unsupported(msg)
+        family = self.deberta_index_source
+        if family == "deberta" and position_buckets > 0:
+            msg = "DeBERTa v1 has no position buckets"
+            raise Unsupported(msg)
+        lq = self._arange_length(np.asarray(q_positions), "queries")
+        lk = self._arange_length(np.asarray(k_positions), "keys")
+        torch = self.torch
+        module = self._deberta_module(family)
+        common = {
+            "hidden_size": 1,
+            "num_attention_heads": 1,
+            "intermediate_size": 4,
+            "relative_attention": True,
+            "max_relative_positions": max_relative_positions,
+            "pos_att_type": [term],
+        }
+        if family == "deberta":
+            from transformers import DebertaConfig
+
+            config = DebertaConfig(**common)
+        elif family == "sew_d":
+            from transformers import SEWDConfig
+
+            config = SEWDConfig(**common, position_buckets=position_buckets, share_att_key=False)
+        else:
+            from transformers import DebertaV2Config
+
+            config = DebertaV2Config(**common, position_buckets=position_buckets, share_att_key=False)
+        attention = module.DisentangledSelfAttention(config).eval()
+        span = attention.pos_ebd_size if family != "deberta" else max_relative_positions
+        rows = torch.arange(2 * span, dtype=torch.float32)[:, None]  # row s holds s
+        with torch.no_grad():
+            for name in ("pos_key_proj", "pos_query_proj", "pos_proj", "pos_q_proj"):
+                proj = getattr(attention, name, None)
+                if proj is not None:  # the identity: position rows reach the gather unchanged
+                    proj.weight.fill_(1.0)
+                    if proj.bias is not None:
+                        proj.bias.zero_()
+            if family == "deberta":  # [batch, heads, L, d]; the encoder's relative_pos (get_rel_pos)
+                q, k = torch.ones(1, 1, lq, 1), torch.ones(1, 1, lk, 1)
+                relative = module.build_relative_position(q, k)
+                score = attention.disentangled_att_bias(q, k, relative, rows, 1)
+            else:  # [batch * heads, L, d]; relative_pos None: the module builds its own
+                q, k = torch.ones(1, lq, 1), torch.ones(1, lk, 1)
+                score = attention.disentangled_attention_bias(q, k, None, rows, 1)
+        # rows < 2**21: int32 halves the reply (v2's p2c of 400 keys is a [400, 400] table)
+        return torch.round(score.reshape(score.shape[-2:])).to(torch.int32)
+
 
 #: Each source attribute a variant overrides -> the canonical functions that read it.  A variant
 #: declares only those: its column is that family's own code, and everything else (Llama's RoPE,
@@ -2739,6 +2846,8 @@ _SOURCE_FUNCTIONS = {
     "rel_table_source": ("rel_sinusoid_table",),
     "rel_shift_source": ("rel_shift",),
     "rel_scores_source": ("rel_attention_scores",),
+    "deberta_source": ("deberta_bucket",),
+    "deberta_index_source": ("deberta_relative_index",),
 }
 
 #: Sinusoid sources whose tables are float32 torch products (XLM's and Marian's are float64 NumPy).
@@ -2894,6 +3003,17 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
         for family, name in _FOURIER.items()
         if family != TransformersAdapter.fourier_source
     ),
+    # --- DeBERTa disentangled attention (the default column is DeBERTa-v2's) ---
+    (
+        "deberta",
+        "DeBERTa v1's disentangled_att_bias (no buckets; span min(max(Lq, Lk), M)).",
+        {"deberta_index_source": "deberta"},
+    ),
+    (
+        "sew_d",
+        "SEW-D's copies of make_log_bucket_position and disentangled_attention_bias.",
+        {"deberta_source": "sew_d", "deberta_index_source": "sew_d"},
+    ),
     # --- Shaw variants and sinusoid variants (issue 26) ---
     (
         "speecht5",
@@ -3034,6 +3154,7 @@ DEFAULT_FAMILIES: dict[str, tuple[str, ...]] = {
     "gpt_neox": ("apply_rope/half/partial-",),
     "t5": ("t5_bucket", "t5_bias"),
     "bloom": ("alibi_slopes", "alibi_bias", "alibi_bias_from_heads", "alibi_bias_from_mask"),
+    "deberta_v2": ("deberta_bucket", "deberta_relative_index"),
     "roberta": ("token_positions",),
     "opt": ("learned",),
     "xlm": ("sinusoidal/vaswani/",),

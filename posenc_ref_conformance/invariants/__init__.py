@@ -14,7 +14,8 @@ structure; token positions under padding; grid resizing (same size is the identi
 constants stay, bilinear with aligned corners is exact on planes).
 structure; token positions under padding; DETR's sine under padding and per axis, the coordinate
 sinusoid's y-first blocks, the 2-D sincos table's per-axis structure.
-structure; token positions under padding; 2-D RoPE's shift structure per axis.
+structure; token positions under padding; 2-D RoPE's shift structure per axis; DeBERTa's log bucket
+(odd, exact to mid, monotone) and its c2p/p2c rows (equal, Toeplitz, in range).
 Results are ``CaseResult`` rows with ids ``invariant/<scheme>/<name>[/<variant>]``.
 The framework is :mod:`.core`; one module per family registers its checks.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401 - registration
     alibi,
+    deberta,
     grid_resize,
     kernel_bias,
     learned,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import (
     alibi,
     attention,
+    deberta,
     fourier_features,
     grid_resize,
     kernel_bias,
@@ -43,6 +44,7 @@ __all__ = [
     "IllConditioned",
     "alibi",
     "attention",
+    "deberta",
     "exact",
     "fourier_features",
     "grid_resize",

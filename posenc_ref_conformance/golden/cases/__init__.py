@@ -16,6 +16,7 @@ from __future__ import annotations
 from . import absolute, rope, rope_tables, rope_base, rope_positions, rope_2d  # noqa: F401 - registration, in canonical order  # isort: skip
 from . import t5, alibi, shaw, bias, kernel_bias  # noqa: F401 - registration, in canonical order  # isort: skip
 from . import window_bias  # noqa: F401 - registration, after kernel_bias  # isort: skip
+from . import deberta  # noqa: F401 - registration, after window_bias  # isort: skip
 from . import grid_resize  # noqa: F401 - registration, after the bias families  # isort: skip
 from . import vision_sine  # noqa: F401 - registration, after the canonical families  # isort: skip
 from . import vision_features  # noqa: F401 - registration: SAM Fourier features, NaViT, 2-D tables  # isort: skip
