@@ -49,7 +49,9 @@ for family, (config_name, rotary_name, layer_type) in FAMILIES.items():
     configs = importlib.import_module(f"transformers.models.{family}.configuration_{family}")
     modeling = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
     try:
-        widths = {"head_dim": 7, "hidden_size": 7, **({"qk_rope_head_dim": 7} if family == "dots3_note" else {})}
+        widths = {"head_dim": 7, "hidden_size": 7}
+        if family == "dots3_note":  # its rotary width is qk_rope_head_dim
+            widths["qk_rope_head_dim"] = 7
         config = getattr(configs, config_name)(**widths, num_attention_heads=1, num_key_value_heads=1)
         rotary = getattr(modeling, rotary_name)(config)
         cos, _ = rotary(torch.empty(0), torch.arange(3)[None], layer_type)
