@@ -63,6 +63,7 @@ from .rope_config import RopeConfig, rope_config_from_hf
 from .rope_scaling import SCALING_TYPES, RopeFrequencies, rope_frequencies
 from .sinusoidal import SINUSOIDAL_CONVENTIONS, sinusoidal
 from .t5 import t5_bias, t5_bucket, t5_bucket_thresholds
+from .t5_variants import t5_gated_bias, t5_layout_bias, t5_segment_bias, t5_stream_buckets, t5_udop_bias
 from .transformer_xl import (
     REL_SHIFT_CONVENTIONS,
     REL_SINUSOID_CONVENTIONS,
@@ -152,6 +153,11 @@ __all__ = [
     "t5_bias",
     "t5_bucket",
     "t5_bucket_thresholds",
+    "t5_gated_bias",
+    "t5_layout_bias",
+    "t5_segment_bias",
+    "t5_stream_buckets",
+    "t5_udop_bias",
     "token_positions",
     "vision_position_ids",
     "window_bias",

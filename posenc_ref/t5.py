@@ -55,7 +55,12 @@ def _split(num_buckets: int, bidirectional: bool) -> tuple[int, int]:
 
 
 def _check_config(
-    num_buckets: object, max_distance: object, bidirectional: object, *, buckets_name: str = "num_buckets"
+    num_buckets: object,
+    max_distance: object,
+    bidirectional: object,
+    *,
+    buckets_name: str = "num_buckets",
+    distance_name: str = "max_distance",
 ) -> tuple[int, int, bool]:
     bidirectional = check_bool(bidirectional, "bidirectional")
     num_buckets = check_int(num_buckets, buckets_name, minimum=2, maximum=MAX_BUCKETS, reason=BUCKETS_REASON)
@@ -63,7 +68,7 @@ def _check_config(
         rule = ">= 4 when bidirectional=True (each direction needs at least one exact bucket)"
         raise value_error(buckets_name, rule, num_buckets)
     max_distance = check_int(
-        max_distance, "max_distance", minimum=1, maximum=POSITION_LIMIT, reason=POSITION_REASON
+        max_distance, distance_name, minimum=1, maximum=POSITION_LIMIT, reason=POSITION_REASON
     )
     max_exact = _split(num_buckets, bidirectional)[1]
     if max_distance <= max_exact:
@@ -71,7 +76,7 @@ def _check_config(
             f"> the exact range max_exact={max_exact} (num_buckets={num_buckets}, "
             f"bidirectional={bidirectional})"
         )
-        raise value_error("max_distance", rule, max_distance)
+        raise value_error(distance_name, rule, max_distance)
     return num_buckets, max_distance, bidirectional
 
 
@@ -352,16 +357,26 @@ def t5_bias(
         table.shape[0], max_distance, bidirectional, buckets_name="table.shape[0] (num_buckets)"
     )
     relative = _compat.pairwise_difference(q, k)
+    return _heads_last(_gather(relative, table, num_buckets, max_distance, bidirectional, xp), xp)
+
+
+def _gather(
+    relative: Any, table: Any, num_buckets: int, max_distance: int, bidirectional: bool, xp: Any
+) -> Any:
+    """``[H, ..., Lq, Lk]``: the row of the bucket of each (index-dtype) relative position, per head."""
     half, max_exact = _split(num_buckets, bidirectional)
     lut = _bucket_table(half, max_exact, max_distance, bidirectional)
     heads_first = xp.permute_dims(table, (1, 0))  # [H, num_buckets]
     if lut is None:
         buckets = _count_buckets(relative, half, max_exact, max_distance, bidirectional, xp)
-        bias = _compat.take_table(heads_first, buckets, xp=xp)  # [H, ..., Lq, Lk]
-    else:
-        cap, rows = lut
-        rows = _compat.asarray(rows, xp=xp, dtype=relative.dtype, device=_compat.device(relative))
-        extended = xp.take(heads_first, rows, axis=1)  # [H, 2 cap + 1]: bias of each clipped position
-        bias = _compat.take_table(extended, _lut_index(relative, cap, xp), xp=xp)
-    nd = bias.ndim  # [H, ..., Lq, Lk] -> [..., H, Lq, Lk]
+        return _compat.take_table(heads_first, buckets, xp=xp)  # [H, ..., Lq, Lk]
+    cap, rows = lut
+    rows = _compat.asarray(rows, xp=xp, dtype=relative.dtype, device=_compat.device(relative))
+    extended = xp.take(heads_first, rows, axis=1)  # [H, 2 cap + 1]: bias of each clipped position
+    return _compat.take_table(extended, _lut_index(relative, cap, xp), xp=xp)
+
+
+def _heads_last(bias: Any, xp: Any) -> Any:
+    """``[H, ..., Lq, Lk]`` -> ``[..., H, Lq, Lk]``."""
+    nd = bias.ndim
     return xp.permute_dims(bias, (*range(1, nd - 2), 0, nd - 2, nd - 1))

@@ -70,6 +70,12 @@ RULES = (
     Rule("rope", r"inv_freq\[0::2\]|\[h,h,w,w\]|x/y frequencies interleaved", ("rope_2d_cos_sin",)),
     Rule("rope", r"\(w, h\) slot pairs|memory attention 2-D axial RoPE", ("rope_2d_cos_sin",)),
     Rule("other:continuous-2d-rope", r"^DINOv3 RoPE", ("rope_2d_cos_sin",)),
+    # T5-bucket variants: LayoutLM's 1-D + 2-D, UDOP's aggregated, WavLM's gate, ProphetNet's streams, CPM-Ant
+    Rule("t5-buckets", r"1-D \+ 2-D|1-D/2-D", ("t5_layout_bias",)),
+    Rule("t5-buckets", r"RelativePositionBiasAggregated", ("t5_udop_bias",)),
+    Rule("t5-buckets", r"gated relative position bias", ("t5_gated_bias",)),
+    Rule("t5-buckets", r"n-stream relative buckets", ("t5_stream_buckets",)),
+    Rule("t5-buckets", r"segment-pair relative buckets", ("t5_segment_bias",)),
 )
 
 _PART = re.compile(r"^(?P<scheme>[\w:-]+):\s*(?P<detail>.*?)\s*\[(?P<status>[\w/]+)\]\s*$")

@@ -282,6 +282,74 @@ class PosencRefAdapter(Adapter):
             max_distance=max_distance,
         )
 
+    def t5_layout_bias(
+        self,
+        positions: Any,
+        bbox: Any,
+        table: Any,
+        x_table: Any,
+        y_table: Any,
+        *,
+        max_rel_pos: int,
+        max_rel_2d_pos: int,
+        head_dim: int | None,
+    ) -> Any:
+        return self.pr.t5_layout_bias(
+            self._ints(positions),
+            self._ints(bbox),
+            *(self._floats(t) for t in (table, x_table, y_table)),
+            max_rel_pos=max_rel_pos,
+            max_rel_2d_pos=max_rel_2d_pos,
+            head_dim=head_dim,
+        )
+
+    def t5_udop_bias(
+        self,
+        bbox: Any,
+        table: Any,
+        x_table: Any,
+        y_table: Any,
+        *,
+        max_distance: int,
+        max_distance_2d: int,
+        scaling_factor: float,
+        prefix_buckets: bool,
+    ) -> Any:
+        return self.pr.t5_udop_bias(
+            *(self._floats(t) for t in (bbox, table, x_table, y_table)),
+            max_distance=max_distance,
+            max_distance_2d=max_distance_2d,
+            scaling_factor=scaling_factor,
+            prefix_buckets=prefix_buckets,
+        )
+
+    def t5_gated_bias(
+        self, hidden: Any, table: Any, gate_weight: Any, gate_bias: Any, gate_const: Any, *, max_distance: int
+    ) -> Any:
+        arrays = (hidden, table, gate_weight, gate_bias, gate_const)
+        return self.pr.t5_gated_bias(*(self._floats(a) for a in arrays), max_distance=max_distance)
+
+    def t5_stream_buckets(self, positions: Any, *, num_buckets: int, max_distance: int) -> tuple[Any, Any]:
+        return self.pr.t5_stream_buckets(
+            self._ints(positions), num_buckets=num_buckets, max_distance=max_distance
+        )
+
+    def t5_segment_bias(
+        self,
+        q_positions: Any,
+        k_positions: Any,
+        q_segments: Any,
+        k_segments: Any,
+        table: Any,
+        *,
+        num_segments: int,
+        max_distance: int,
+    ) -> Any:
+        ints = (self._ints(a) for a in (q_positions, k_positions, q_segments, k_segments))
+        return self.pr.t5_segment_bias(
+            *ints, self._floats(table), num_segments=num_segments, max_distance=max_distance
+        )
+
     def relative_positions(self, q_positions: Any, k_positions: Any) -> Any:
         return self.pr.relative_positions(self._ints(q_positions), self._ints(k_positions))
 

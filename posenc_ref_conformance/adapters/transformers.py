@@ -39,6 +39,43 @@ Coverage, canonical function -> transformers code path (read at 5.24):
 * ``t5_bias``: ``T5Attention(config, has_relative_attention_bias=True).compute_bias(
   query_length, key_length, past_seen_tokens=...)`` with the case's table loaded
   into ``relative_attention_bias`` (``is_decoder`` = not bidirectional).
+  Variants (``t5_source``), each the family's own copy: ``mt5``, ``longt5``
+  (``LongT5Attention``; its local and transient-global classes hold the same bucket
+  function), ``switch_transformers``, ``pop2piano``, ``udop`` (verbatim), ``umt5``
+  (``UMT5Attention._relative_position_bucket(rel)`` reads its config),
+  ``pix2struct`` (``compute_bias`` causal only); ``mpnet``:
+  ``MPNetEncoder.relative_position_bucket`` and ``compute_position_bias(x)`` as its
+  ``forward`` calls it (``arange`` positions, its default 32 buckets and
+  max_distance 128, read at the shifted positions); ``layoutlmv2``: the module's
+  ``relative_position_bucket``; ``layoutlmv3``, ``pp_doclayout_v2``: the encoder's
+  ``relative_position_bucket`` method; their 1-D bias is the encoder's ``forward``
+  over the concatenated positions ``[q, k]`` (its query-key block) with
+  ``head_dim`` 1; ``wavlm``: ``WavLMAttention._relative_positions_bucket``
+  (underscored, its only bucket function) and ``compute_bias(Lq, Lk)`` at shifted
+  positions; ``cpmant``: ``CpmAntSegmentPositionEmbedding._position_bucket``
+  (underscored, likewise) and its ``forward`` with one segment type; ``prophetnet``
+  (``t5_bucket_source``): ``compute_relative_buckets``.
+* ``t5_layout_bias``: the relative-bias encoder of a one-layer ``LayoutLMv2`` /
+  ``LayoutLMv3`` / ``PP-DocLayout-V2`` reading-order config (``hidden_size = H *
+  head_dim``), the case's tables loaded into ``rel_pos_bias``, ``rel_pos_x_bias``,
+  ``rel_pos_y_bias`` (transposed: ``nn.Linear`` weights), ``forward(hidden, bbox,
+  position_ids)``; the bias it hands its first layer is taken by a forward pre-hook
+  (LayoutLMv3 / PP ``position_bias``, LayoutLMv2 ``rel_2d_pos + rel_pos``), which stops
+  the run there.  PP-DocLayout-V2's 2-D bias is not T5 buckets: only zero x/y tables.
+* ``t5_udop_bias``: ``udop.RelativePositionBiasAggregated(create_relative_bias(config))``
+  of the three modules (``1d``, ``horizontal``, ``vertical``, with the case's
+  buckets, distances, ``scaling_factor`` and ``prefix_bucket``), eval mode (no
+  augmentation), ``forward(attention_mask, bbox)``.
+* ``t5_gated_bias``: ``WavLMAttention.forward(hidden_states)`` with the case's
+  ``rel_attn_embed``, ``gru_rel_pos_linear`` and ``gru_rel_pos_const``; the gated bias
+  it passes ``torch_multi_head_self_attention`` is taken there (an instance attribute
+  replacing that method), which stops the run.
+* ``t5_stream_buckets``: ``prophetnet.compute_all_stream_relative_buckets``.
+* ``t5_segment_bias``: ``CpmAntSegmentPositionEmbedding.forward(key_pos, query_pos,
+  key_segment, query_segment)`` (it reads only the lengths of the positions: ``arange``
+  from ``min(q, k)``, the case's segments at their positions, read back at them).
+* These five are declared only by their family's variant (``layout_source``,
+  ``udop_source``, ``gated_source``, ``stream_source``, ``segment_source``).
 * ``alibi_slopes``, ``alibi_bias``, ``alibi_bias_from_heads`` (the causal,
   row-identical form ``+m j`` only): ``bloom.build_alibi_tensor``; variant ``mpt``:
   ``mpt.build_mpt_alibi_tensor`` (``m (j - L + 1)``, with ``alibi_bias_max``).
@@ -407,6 +444,35 @@ def _options(convention: str, options: dict[str, Any], fixed: tuple[str, ...], w
     return merged
 
 
+#: ``t5_source`` -> (module, attention class, config class) of a family holding T5Attention's bucket
+#: function and ``compute_bias`` (verbatim, or UMT5's per-layer method on its config).
+_T5_COPIES = {
+    "t5": ("t5", "T5Attention", "T5Config"),
+    "mt5": ("mt5", "MT5Attention", "MT5Config"),
+    "longt5": ("longt5", "LongT5Attention", "LongT5Config"),
+    "umt5": ("umt5", "UMT5Attention", "UMT5Config"),
+    "pix2struct": ("pix2struct", "Pix2StructTextAttention", "Pix2StructTextConfig"),
+    "switch_transformers": ("switch_transformers", "SwitchTransformersAttention", "SwitchTransformersConfig"),
+    "pop2piano": ("pop2piano", "Pop2PianoAttention", "Pop2PianoConfig"),
+    "udop": ("udop", "UdopAttention", "UdopConfig"),
+}
+#: The T5-bucket variants -> the source attribute naming their family (None: not served).
+_FAMILY_ONLY = {
+    "t5_layout_bias": "layout_source",
+    "t5_udop_bias": "udop_source",
+    "t5_gated_bias": "gated_source",
+    "t5_stream_buckets": "stream_source",
+    "t5_segment_bias": "segment_source",
+    "rel_sinusoid_table": "rel_table_source",
+    "rel_shift": "rel_shift_source",
+    "rel_attention_scores": "rel_scores_source",
+}
+
+
+class _Captured(Exception):
+    """Raised by a capture hook once it holds the bias a family's forward builds (the rest is not run)."""
+
+
 #: ``detr_sine_source`` -> the class name of that family's copy of DETR's sine
 #: (in ``transformers.models.<source>.modeling_<source>``).
 _DETR_SINE_CLASS = {
@@ -560,6 +626,16 @@ class TransformersAdapter(Adapter):
     dinov3_source = "dinov3_vit"
     sam2_rope_source = "sam2_video"
     fourier_source = "sam"
+    #: The family whose copy of T5's bucket function and bias serves t5_bucket / t5_bias (:data:`_T5_COPIES`,
+    #: or a family with a variant of its own); ``t5_bucket_source`` where only the bucket function is mapped.
+    t5_source = "t5"
+    t5_bucket_source: str | None = None
+    #: The families of the T5-bucket variants: only their variants declare these functions (None here).
+    layout_source: str | None = None
+    udop_source: str | None = None
+    gated_source: str | None = None
+    stream_source: str | None = None
+    segment_source: str | None = None
     capabilities = Capabilities(
         functions=None,  # the methods below; the rest of the protocol is not in HF
         # HF builds its tables in float32 even in a float64 model; apply_rope and learned follow x's dtype
@@ -585,6 +661,11 @@ class TransformersAdapter(Adapter):
             # the shifts move their input's values; the Conformer logits follow q, k and R
             "rel_shift": ["float64", "float32"],
             "rel_attention_scores": ["float64", "float32"],
+            # the T5-bucket variants gather from their tables (and WavLM's gate) in the tables' dtype
+            "t5_layout_bias": ["float64", "float32"],
+            "t5_udop_bias": ["float64", "float32"],
+            "t5_gated_bias": ["float64", "float32"],
+            "t5_segment_bias": ["float64", "float32"],
         },
         # position_ids.float() * inv_freq.float(): a float32 product; XLM and Marian build their
         # tables in float64 NumPy and round once, which meets the exact class
@@ -613,6 +694,12 @@ class TransformersAdapter(Adapter):
             # ZeroDivisionError: dim 0 (the Conformers' log(10000) / d_model)
             "rel_sinusoid_table": ["ZeroDivisionError"],
             "rel_attention_scores": ["RuntimeError"],  # a view of the wrong size
+            # IndexError: a box of 3 coordinates (bbox[..., 3]); a segment id past the table (F.embedding);
+            # ZeroDivisionError: num_buckets // 4 == 0 (max_exact 0)
+            "t5_layout_bias": ["IndexError"],
+            "t5_udop_bias": ["IndexError"],
+            "t5_stream_buckets": ["ZeroDivisionError"],
+            "t5_segment_bias": ["IndexError", "ZeroDivisionError"],
         },
         scaling_types=("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"),
         head_layouts=("bhsd", "bshd"),  # apply_rotary_pos_emb's unsqueeze_dim 1 / 2; no [tokens, heads, dim]
@@ -690,6 +777,11 @@ class TransformersAdapter(Adapter):
             "deberta_bucket": "deberta_v2.make_log_bucket_position (float32)",
             "deberta_relative_index": "DisentangledSelfAttention.disentangled_attention_bias (v2), "
             "disentangled_att_bias (v1) with identity projections and row-numbered rel_embeddings",
+            "t5_layout_bias": "LayoutLMv2/v3, PP-DocLayout-V2 encoders' relative bias (captured at layer 0)",
+            "t5_udop_bias": "UDOP's RelativePositionBiasAggregated (1d, horizontal, vertical modules)",
+            "t5_gated_bias": "WavLMAttention.forward's gated position bias (captured at its attention call)",
+            "t5_stream_buckets": "prophetnet.compute_all_stream_relative_buckets",
+            "t5_segment_bias": "CpmAntSegmentPositionEmbedding.forward",
             "rope_2d_cos_sin": "PixtralVisionRotaryEmbedding, Gemma4VisionRotaryEmbedding, "
             "DINOv3ViTRopePositionEmbedding (eval; patch-centre grids only), Llama4VisionRotaryEmbedding "
             "(table lookup), Sam2VideoVisionRotaryEmbedding, Kimi_K25VisionRotaryEmbedding forward: float32",
@@ -735,8 +827,22 @@ class TransformersAdapter(Adapter):
                 "relative_attention": self.rel_source,
                 "deberta": self.deberta_source,
                 "deberta_index": self.deberta_index_source,
+                "t5": self.t5_bucket_source or self.t5_source,
+                "t5_variant": self.layout_source
+                or self.udop_source
+                or self.gated_source
+                or self.stream_source
+                or self.segment_source,
             },
         }
+
+    def supports(self, function: str) -> bool:
+        """As declared; the T5-bucket variants and Transformer-XL's relative attention only where a
+        variant names their family (:data:`_FAMILY_ONLY`)."""
+        source = _FAMILY_ONLY.get(function)
+        if source is not None and getattr(self, source) is None:
+            return False
+        return super().supports(function)
 
     def _t(self, array: Any) -> Any:
         """``array`` as a torch tensor: a copy of NumPy input (writable, contiguous), torch as is."""
@@ -1087,39 +1193,119 @@ class TransformersAdapter(Adapter):
     # --- T5 ----------------------------------------------------------------------------------------------
 
     def t5_bucket(self, relative: Any, *, bidirectional: bool, num_buckets: int, max_distance: int) -> Any:
-        from transformers.models.t5.modeling_t5 import T5Attention
+        torch, source = self.torch, self.t5_bucket_source or self.t5_source
+        rel = self._t(relative)
+        kw = {"num_buckets": num_buckets, "max_distance": max_distance}
+        if source in _T5_COPIES and source != "umt5":
+            return self._t5_attention()[0]._relative_position_bucket(rel, bidirectional=bidirectional, **kw)
+        if source == "prophetnet":
+            from transformers.models.prophetnet.modeling_prophetnet import compute_relative_buckets
 
-        return T5Attention._relative_position_bucket(
-            self._t(relative),
-            bidirectional=bidirectional,
-            num_buckets=num_buckets,
-            max_distance=max_distance,
+            return compute_relative_buckets(num_buckets, max_distance, rel, is_bidirectional=bidirectional)
+        if source == "layoutlmv2":
+            from transformers.models.layoutlmv2.modeling_layoutlmv2 import relative_position_bucket
+
+            return relative_position_bucket(rel, bidirectional=bidirectional, **kw)
+        if source == "umt5":
+            attention_class, config_class = self._t5_attention()
+            config = config_class(
+                d_model=1,
+                d_kv=1,
+                num_heads=1,
+                relative_attention_num_buckets=num_buckets,
+                relative_attention_max_distance=max_distance,
+                is_decoder=not bidirectional,
+            )
+            return attention_class(config)._relative_position_bucket(rel)
+        if not bidirectional:
+            msg = f"{source}'s bucket function is bidirectional only"
+            raise Unsupported(msg)
+        if source == "mpnet":
+            from transformers.models.mpnet.modeling_mpnet import MPNetEncoder
+
+            return MPNetEncoder.relative_position_bucket(rel, **kw)
+        if source in ("layoutlmv3", "pp_doclayout_v2"):
+            encoder = self._layout_encoder(
+                source, 1, 1, (num_buckets, max_distance, num_buckets, max_distance), False
+            )
+            return encoder.relative_position_bucket(rel, **kw)
+        if source == "wavlm":
+            from transformers.models.wavlm.modeling_wavlm import WavLMAttention
+
+            return WavLMAttention(1, 1, **kw)._relative_positions_bucket(rel)
+        from transformers import CpmAntConfig
+        from transformers.models.cpmant.modeling_cpmant import CpmAntSegmentPositionEmbedding
+
+        config = CpmAntConfig(
+            num_attention_heads=1,
+            position_bias_num_buckets=num_buckets,
+            segment_types=1,
+            position_bias_max_distance=max_distance,
         )
+        return CpmAntSegmentPositionEmbedding(config)._position_bucket(rel, **kw).to(torch.int64)
 
     def t5_bias(
         self, q_positions: Any, k_positions: Any, table: Any, *, bidirectional: bool, max_distance: int
     ) -> Any:
-        from transformers import T5Config
-        from transformers.models.t5.modeling_t5 import T5Attention
-
+        source = self.t5_source
         table, q, k = np.asarray(table), np.asarray(q_positions), np.asarray(k_positions)
         if table.ndim != 2:
-            msg = (
-                f"T5 holds the table as nn.Embedding(num_buckets, num_heads) weights; got shape {table.shape}"
-            )
+            msg = f"{source} holds the table as an [num_buckets, num_heads] weight; got shape {table.shape}"
             raise Unsupported(msg)
         if not (np.issubdtype(q.dtype, np.integer) and np.issubdtype(k.dtype, np.integer)):
-            msg = "compute_bias takes lengths and an offset; the positions are the adapter's format"
+            msg = f"{source} builds its positions itself; the positions are the adapter's format"
             raise Unsupported(msg)
-        config = T5Config(
-            d_model=table.shape[1],
+        if source in _T5_COPIES:
+            return self._t5_compute_bias(q, k, table, bidirectional, max_distance)
+        if not bidirectional:
+            msg = f"{source}'s relative bias is bidirectional only"
+            raise Unsupported(msg)
+        if source in ("layoutlmv2", "layoutlmv3", "pp_doclayout_v2"):
+            bins = (table.shape[0], max_distance, table.shape[0], max_distance)
+            head_dim = None if source == "layoutlmv2" else 1  # sqrt(1): the 1-D bias itself
+            dummy = np.zeros((*np.broadcast_shapes(q.shape[:-1], k.shape[:-1]), 1, 4), dtype=np.int64)
+
+            def bias_of(both: np.ndarray) -> Any:
+                box = np.broadcast_to(dummy, (*both.shape, 4))
+                return self._layout_bias_of(both, box, {"rel_pos_bias": table}, bins, head_dim)
+
+            return self._pairs_by_concatenation(q, k, bias_of)
+        if source == "mpnet":
+            return self._mpnet_bias(q, k, table, max_distance)
+        if source == "wavlm":
+            module = self._wavlm(table, 1, max_distance)
+            with self.torch.no_grad():
+                return self._shifted_block(q, k, module.compute_bias)
+        if source == "cpmant":
+            pairs = np.concatenate(
+                [table, np.zeros((1, table.shape[1]), dtype=table.dtype)]
+            )  # one segment type
+            zeros = (np.zeros(q.shape, dtype=np.int64), np.zeros(k.shape, dtype=np.int64))
+            return self.t5_segment_bias(q, k, *zeros, pairs, num_segments=1, max_distance=max_distance)
+        msg = f"{source} has no fixed T5 bias table"
+        raise Unsupported(msg)
+
+    def _t5_compute_bias(
+        self, q: np.ndarray, k: np.ndarray, table: np.ndarray, bidirectional: bool, max_distance: int
+    ) -> Any:
+        """``compute_bias`` of ``t5_source``'s attention class with the case's table."""
+        attention_class, config_class = self._t5_attention()
+        if self.t5_source == "pix2struct" and bidirectional:
+            msg = "Pix2Struct's text decoder's compute_bias is causal only (bidirectional=False)"
+            raise Unsupported(msg)
+        heads = table.shape[1]
+        sizes = {"hidden_size": heads} if self.t5_source == "pix2struct" else {"d_model": heads}
+        config = config_class(
+            **sizes,
             d_kv=1,
-            num_heads=table.shape[1],
+            num_heads=heads,
             relative_attention_num_buckets=table.shape[0],
             relative_attention_max_distance=max_distance,
             is_decoder=not bidirectional,
         )
-        module = T5Attention(config, has_relative_attention_bias=True, layer_idx=0).to(self._t(table).dtype)
+        module = attention_class(config, has_relative_attention_bias=True, layer_idx=0).to(
+            self._t(table).dtype
+        )
         module.relative_attention_bias.load_state_dict({"weight": self._t(table)})
         lead = np.broadcast_shapes(q.shape[:-1], k.shape[:-1])
         q, k = np.broadcast_to(q, (*lead, q.shape[-1])), np.broadcast_to(k, (*lead, k.shape[-1]))
@@ -1137,6 +1323,335 @@ class TransformersAdapter(Adapter):
         with self.torch.no_grad():
             bias = module.compute_bias(int(q.max()) - past + 1, int(k.max()) + 1, past_seen_tokens=past)[0]
         return bias[:, self._t(q - past)][:, :, self._t(k)]
+
+    # --- T5-bucket copies and variants (t5_source and the family sources) ---------------------------------
+
+    def _t5_attention(self) -> tuple[Any, Any]:
+        """(attention class, config class) of ``t5_source``'s copy of ``T5Attention``."""
+        module, attention, config = _T5_COPIES[self.t5_source]
+        mod = importlib.import_module(f"transformers.models.{module}.modeling_{module}")
+        return getattr(mod, attention), getattr(self.transformers, config)
+
+    def _layout_encoder(
+        self, source: str, heads: int, head_dim: int, bins: tuple[int, int, int, int], spatial: bool
+    ) -> Any:
+        """The 1-layer relative-bias encoder of LayoutLMv2 / LayoutLMv3 / PP-DocLayout-V2 (tiny config)."""
+        nb, md, nb2, md2 = bins
+        common = {
+            "hidden_size": heads * head_dim,
+            "num_attention_heads": heads,
+            "num_hidden_layers": 1,
+            "intermediate_size": 4,
+            "rel_pos_bins": nb,
+            "max_rel_pos": md,
+            "rel_2d_pos_bins": nb2,
+            "max_rel_2d_pos": md2,
+            "has_relative_attention_bias": True,
+            "has_spatial_attention_bias": spatial,
+        }
+        if source == "layoutlmv2":
+            from transformers import LayoutLMv2Config
+            from transformers.models.layoutlmv2.modeling_layoutlmv2 import LayoutLMv2Encoder
+
+            return LayoutLMv2Encoder(LayoutLMv2Config(**common))
+        if source == "layoutlmv3":
+            from transformers import LayoutLMv3Config
+            from transformers.models.layoutlmv3.modeling_layoutlmv3 import LayoutLMv3Encoder
+
+            return LayoutLMv3Encoder(LayoutLMv3Config(**common))
+        from transformers.models.pp_doclayout_v2.configuration_pp_doclayout_v2 import (
+            PPDocLayoutV2ReadingOrderConfig,
+        )
+        from transformers.models.pp_doclayout_v2.modeling_pp_doclayout_v2 import (
+            PPDocLayoutV2ReadingOrderEncoder,
+        )
+
+        return PPDocLayoutV2ReadingOrderEncoder(PPDocLayoutV2ReadingOrderConfig(**common))
+
+    def _layout_forward(self, encoder: Any, source: str, positions: Any, bbox: Any) -> Any:
+        """The bias the encoder's ``forward`` hands its first layer (captured by a forward pre-hook, which
+        stops the run there): LayoutLMv3 / PP ``position_bias``, LayoutLMv2 ``rel_pos + rel_2d_pos``."""
+        captured = {}
+
+        def hook(module: Any, args: Any, kwargs: Any) -> None:
+            captured.update(kwargs)
+            raise _Captured
+
+        handle = encoder.layer[0].register_forward_pre_hook(hook, with_kwargs=True)
+        hidden = self.torch.zeros(
+            *positions.shape, encoder.config.hidden_size, dtype=encoder.rel_pos_bias.weight.dtype
+        )
+        try:
+            with self.torch.no_grad():
+                if source == "layoutlmv2":
+                    encoder(hidden, None, bbox=bbox, position_ids=positions)
+                else:
+                    encoder(hidden, bbox=bbox, position_ids=positions)
+        except _Captured:
+            pass
+        finally:
+            handle.remove()
+        if source == "layoutlmv2":
+            rel, rel_2d = captured.get("rel_pos"), captured.get("rel_2d_pos")
+            return rel_2d + rel if rel_2d is not None else rel  # the canonical order: (x + y) + 1-D
+        return captured["position_bias"]
+
+    def _load_layout(self, encoder: Any, tables: dict[str, Any]) -> None:
+        with self.torch.no_grad():
+            for name, table in tables.items():  # nn.Linear(bins, H): weight [H, bins], the tables' transpose
+                getattr(encoder, name).weight.copy_(table.T)
+
+    def _layout_bias_of(
+        self,
+        positions: np.ndarray,
+        bbox: np.ndarray,
+        tables: dict[str, np.ndarray],
+        bins: tuple[int, ...],
+        head_dim: int | None,
+    ) -> Any:
+        """The captured bias of ``layout_source``'s encoder for self-attention over ``positions``."""
+        source = self.layout_source or self.t5_source
+        spatial = "rel_pos_x_bias" in tables
+        if source == "layoutlmv2":
+            if head_dim is not None:
+                msg = "LayoutLMv2 adds its relative bias unscaled (head_dim null only)"
+                raise Unsupported(msg)
+            head_dim = 1
+        elif head_dim is None:
+            msg = f"{source} divides its relative bias by sqrt(head_dim): head_dim must be given"
+            raise Unsupported(msg)
+        heads = next(iter(tables.values())).shape[1]
+        t = {name: self._t(table) for name, table in tables.items()}
+        encoder = self._layout_encoder(source, heads, head_dim, bins, spatial).to(
+            next(iter(t.values())).dtype
+        )
+        self._load_layout(encoder, t)
+        pos, box = self._t(positions), self._t(bbox)
+        lead = np.broadcast_shapes(positions.shape[:-1], bbox.shape[:-2])
+        pos = pos.expand(*lead, pos.shape[-1]).reshape(-1, pos.shape[-1])
+        box = box.expand(*lead, *box.shape[-2:]).reshape(-1, *box.shape[-2:])
+        out = self._layout_forward(encoder, source, pos, box)
+        return out.reshape(*lead, *out.shape[1:])
+
+    def t5_layout_bias(
+        self,
+        positions: Any,
+        bbox: Any,
+        table: Any,
+        x_table: Any,
+        y_table: Any,
+        *,
+        max_rel_pos: int,
+        max_rel_2d_pos: int,
+        head_dim: int | None,
+    ) -> Any:
+        source = self.layout_source
+        tables = {"rel_pos_bias": np.asarray(table)}
+        x, y = np.asarray(x_table), np.asarray(y_table)
+        if source == "pp_doclayout_v2":
+            if x.any() or y.any():
+                msg = (
+                    "PP-DocLayout-V2's 2-D bias is a box-relation embedding, not T5 buckets: only its 1-D "
+                    "bias (zero x/y tables) is mapped"
+                )
+                raise Unsupported(msg)
+        else:
+            tables.update(rel_pos_x_bias=x, rel_pos_y_bias=y)
+        if x.shape != y.shape:
+            msg = f"{source} has one rel_2d_pos_bins for x and y; got {x.shape} and {y.shape}"
+            raise Unsupported(msg)
+        bins = (tables["rel_pos_bias"].shape[0], max_rel_pos, x.shape[0], max_rel_2d_pos)
+        return self._layout_bias_of(np.asarray(positions), np.asarray(bbox), tables, bins, head_dim)
+
+    def _pairs_by_concatenation(self, q: np.ndarray, k: np.ndarray, bias_of: Any) -> Any:
+        """``bias[..., :Lq, Lq:]`` of a self-attention bias over the concatenated positions ``[q, k]``: the
+        query-key block of a family that builds its bias from one position array."""
+        lead = np.broadcast_shapes(q.shape[:-1], k.shape[:-1])
+        q, k = np.broadcast_to(q, (*lead, q.shape[-1])), np.broadcast_to(k, (*lead, k.shape[-1]))
+        both = np.concatenate([q, k], axis=-1)
+        out = bias_of(both)
+        return out[..., : q.shape[-1], q.shape[-1] :]
+
+    def _shifted_block(self, q: np.ndarray, k: np.ndarray, build: Any) -> Any:
+        """``build(Lq', Lk')[:, q', k']`` with ``q' = q - s``, ``k' = k - s``, ``s = min(q, k)``: a bias that
+        depends on ``k - q`` only, from a builder over ``arange(Lq')`` and ``arange(Lk')`` (per batch row)."""
+        lead = np.broadcast_shapes(q.shape[:-1], k.shape[:-1])
+        q, k = np.broadcast_to(q, (*lead, q.shape[-1])), np.broadcast_to(k, (*lead, k.shape[-1]))
+        blocks = []
+        for i in np.ndindex(lead):
+            s = min(int(q[i].min()), int(k[i].min()))
+            qi, ki = q[i] - s, k[i] - s
+            _check_table((int(qi.max()) + 1) * (int(ki.max()) + 1), 1, "torch", f"{self.t5_source}'s bias")
+            bias = build(int(qi.max()) + 1, int(ki.max()) + 1)  # [H, Lq', Lk']
+            blocks.append(bias[:, self._t(qi)][:, :, self._t(ki)])
+        stacked = self.torch.stack(blocks)
+        return stacked.reshape(*lead, *stacked.shape[1:])
+
+    def _mpnet_bias(self, q: np.ndarray, k: np.ndarray, table: np.ndarray, max_distance: int) -> Any:
+        """``MPNetEncoder.compute_position_bias(x)`` as ``MPNetEncoder.forward`` calls it: queries and keys
+        ``arange(L)``, 32 buckets and ``max_distance`` 128 (the defaults; forward passes neither, whatever
+        the config's ``relative_attention_num_buckets``), read at the shifted positions."""
+        from transformers import MPNetConfig
+        from transformers.models.mpnet.modeling_mpnet import MPNetEncoder
+
+        if max_distance != 128 or table.shape[0] != 32:
+            msg = "MPNetEncoder.forward buckets with the defaults: 32 buckets, max_distance 128"
+            raise Unsupported(msg)
+        heads = table.shape[1]
+        config = MPNetConfig(
+            hidden_size=heads, num_attention_heads=heads, num_hidden_layers=1, intermediate_size=1
+        )
+        encoder = MPNetEncoder(config).to(self._t(table).dtype)
+        encoder.relative_attention_bias.load_state_dict({"weight": self._t(table)})
+
+        def build(lq: int, lk: int) -> Any:
+            length = max(lq, lk)  # compute_position_bias is square: qlen = klen = x.size(1)
+            x = self.torch.zeros(1, length, heads, dtype=encoder.relative_attention_bias.weight.dtype)
+            with self.torch.no_grad():
+                return encoder.compute_position_bias(x)[0, :, :lq, :lk]
+
+        return self._shifted_block(q, k, build)
+
+    def _wavlm(self, table: np.ndarray, head_dim: int, max_distance: int) -> Any:
+        """A ``WavLMAttention`` holding the case's ``rel_attn_embed`` table (``H`` heads of ``head_dim``)."""
+        from transformers.models.wavlm.modeling_wavlm import WavLMAttention
+
+        heads = table.shape[1]
+        module = WavLMAttention(
+            heads * head_dim,
+            heads,
+            num_buckets=table.shape[0],
+            max_distance=max_distance,
+            has_relative_position_bias=True,
+        ).to(self._t(table).dtype)
+        module.rel_attn_embed.load_state_dict({"weight": self._t(table)})
+        return module.eval()
+
+    def t5_gated_bias(
+        self, hidden: Any, table: Any, gate_weight: Any, gate_bias: Any, gate_const: Any, *, max_distance: int
+    ) -> Any:
+        x, table = self._t(hidden), np.asarray(table)
+        heads, dim = x.shape[-3], x.shape[-1]
+        if table.ndim != 2 or table.shape[1] != heads or tuple(np.shape(gate_weight)) != (8, dim):
+            msg = "WavLM's shapes: rel_attn_embed [num_buckets, H], gru_rel_pos_linear [8, Dh]"
+            raise Unsupported(msg)
+        module = self._wavlm(table, dim, max_distance)
+        with self.torch.no_grad():
+            module.gru_rel_pos_linear.weight.copy_(self._t(gate_weight))
+            module.gru_rel_pos_linear.bias.copy_(self._t(gate_bias))
+            module.gru_rel_pos_const.copy_(self._t(gate_const).reshape(1, heads, 1, 1))
+        captured = {}
+
+        def capture(hidden_states: Any, attention_mask: Any, gated_position_bias: Any) -> Any:
+            captured["bias"] = gated_position_bias
+            raise _Captured
+
+        module.torch_multi_head_self_attention = capture  # the gated bias forward hands the attention
+        lead, length = x.shape[:-3], x.shape[-2]
+        states = x.reshape(-1, heads, length, dim).permute(0, 2, 1, 3).reshape(-1, length, heads * dim)
+        try:
+            with self.torch.no_grad():
+                module(states)
+        except _Captured:
+            pass
+        return captured["bias"].reshape(*lead, heads, length, length)
+
+    def t5_udop_bias(
+        self,
+        bbox: Any,
+        table: Any,
+        x_table: Any,
+        y_table: Any,
+        *,
+        max_distance: int,
+        max_distance_2d: int,
+        scaling_factor: float,
+        prefix_buckets: bool,
+    ) -> Any:
+        from transformers import UdopConfig
+        from transformers.models.udop.modeling_udop import (
+            RelativePositionBiasAggregated,
+            create_relative_bias,
+        )
+
+        tables = [self._t(t) for t in (table, x_table, y_table)]
+        box = self._t(bbox)
+        extra = 2 if prefix_buckets else 0
+        args = [
+            {"type": "1d", "max_distance": max_distance},
+            {"type": "horizontal", "max_distance": max_distance_2d, "scaling_factor": scaling_factor},
+            {"type": "vertical", "max_distance": max_distance_2d, "scaling_factor": scaling_factor},
+        ]
+        for arg, t in zip(args, tables, strict=True):
+            arg.update(relative_attention_num_buckets=t.shape[0] - extra, prefix_bucket=prefix_buckets)
+        config = UdopConfig(num_heads=tables[0].shape[1], relative_bias_args=args)
+        bias = RelativePositionBiasAggregated(create_relative_bias(config)).to(tables[0].dtype)
+        with self.torch.no_grad():
+            for module, t in zip(bias.biases, tables, strict=True):
+                module.relative_attention_bias.weight.copy_(t)  # a wrong shape is refused by copy_
+        flat = box.reshape(-1, *box.shape[-2:])
+        mask = self.torch.ones(flat.shape[:2], dtype=self.torch.long)
+        with self.torch.no_grad():
+            out = bias.eval()(attention_mask=mask, bbox=flat)
+        return out.reshape(*box.shape[:-2], *out.shape[1:])
+
+    def t5_stream_buckets(self, positions: Any, *, num_buckets: int, max_distance: int) -> tuple[Any, Any]:
+        from transformers.models.prophetnet.modeling_prophetnet import compute_all_stream_relative_buckets
+
+        pos = self._t(positions)
+        flat = pos.reshape(-1, pos.shape[-1])
+        main, predict = compute_all_stream_relative_buckets(num_buckets, max_distance, flat)
+        return main.reshape(*pos.shape, -1), predict.reshape(*pos.shape, -1)
+
+    def t5_segment_bias(
+        self,
+        q_positions: Any,
+        k_positions: Any,
+        q_segments: Any,
+        k_segments: Any,
+        table: Any,
+        *,
+        num_segments: int,
+        max_distance: int,
+    ) -> Any:
+        from transformers import CpmAntConfig
+        from transformers.models.cpmant.modeling_cpmant import CpmAntSegmentPositionEmbedding
+
+        torch = self.torch
+        q, k = np.asarray(q_positions), np.asarray(k_positions)
+        qs, ks = np.asarray(q_segments), np.asarray(k_segments)
+        t = self._t(table)
+        config = CpmAntConfig(
+            num_attention_heads=t.shape[1],
+            position_bias_num_buckets=t.shape[0] - num_segments * num_segments,
+            position_bias_max_distance=max_distance,
+            segment_types=num_segments,
+        )
+        module = CpmAntSegmentPositionEmbedding(config).to(t.dtype)
+        with torch.no_grad():
+            module.relative_attention_bias.copy_(t)
+        lead = np.broadcast_shapes(q.shape[:-1], k.shape[:-1], qs.shape[:-1], ks.shape[:-1])
+        q, k = np.broadcast_to(q, (*lead, q.shape[-1])), np.broadcast_to(k, (*lead, k.shape[-1]))
+        qs, ks = np.broadcast_to(qs, q.shape), np.broadcast_to(ks, k.shape)
+        blocks = []
+        for i in np.ndindex(lead):
+            # forward reads only the lengths of key_pos / query_pos: positions 0 .. n-1 from min(q, k)
+            s = min(int(q[i].min()), int(k[i].min()))
+            qi, ki = q[i] - s, k[i] - s
+            lq, lk = int(qi.max()) + 1, int(ki.max()) + 1
+            _check_table(lq * lk, t.shape[1], "torch", "CPM-Ant's position bias")
+            seg_q, seg_k = np.zeros(lq, dtype=np.int64), np.zeros(lk, dtype=np.int64)
+            seg_q[qi], seg_k[ki] = qs[i], ks[i]
+            if not (np.array_equal(seg_q[qi], qs[i]) and np.array_equal(seg_k[ki], ks[i])):
+                msg = "CPM-Ant takes one segment per position: a repeated position has two segments"
+                raise Unsupported(msg)
+            with torch.no_grad():
+                out = module(
+                    torch.arange(lk)[None], torch.arange(lq)[None], self._t(seg_k)[None], self._t(seg_q)[None]
+                )[0]
+            blocks.append(out[:, self._t(qi)][:, :, self._t(ki)])
+        stacked = torch.stack(blocks)
+        return stacked.reshape(*lead, *stacked.shape[1:])
 
     # --- ALiBi -------------------------------------------------------------------------------------------
 
@@ -2373,12 +2888,6 @@ class TransformersAdapter(Adapter):
         """The family of this column's relative-attention code (its sources all name it)."""
         return self.rel_table_source or self.rel_shift_source or self.rel_scores_source
 
-    def supports(self, function: str) -> bool:
-        for source in ("rel_table_source", "rel_shift_source", "rel_scores_source"):
-            if function in _SOURCE_FUNCTIONS[source] and source not in self.overrides:
-                return False
-        return super().supports(function)
-
     def _rel_module(self) -> Any:
         return importlib.import_module(f"transformers.models.{self.rel_source}.modeling_{self.rel_source}")
 
@@ -2848,6 +3357,22 @@ _SOURCE_FUNCTIONS = {
     "rel_scores_source": ("rel_attention_scores",),
     "deberta_source": ("deberta_bucket",),
     "deberta_index_source": ("deberta_relative_index",),
+    "t5_source": ("t5_bucket", "t5_bias"),
+    "t5_bucket_source": ("t5_bucket",),
+    "layout_source": ("t5_layout_bias",),
+    "udop_source": ("t5_udop_bias",),
+    "gated_source": ("t5_gated_bias",),
+    "stream_source": ("t5_stream_buckets",),
+    "segment_source": ("t5_segment_bias",),
+}
+
+
+#: Variant -> functions whose invalid-input cases its family's code does not refuse (float positions
+#: are truncated by ``.int()`` / ``.long()``, not rejected): those cases are skipped for that column.
+_UNCHECKED_INPUTS = {
+    "layoutlmv3": ("t5_layout_bias",),
+    "prophetnet": ("t5_bucket", "t5_stream_buckets"),
+    "cpmant": ("t5_bucket",),
 }
 
 #: Sinusoid sources whose tables are float32 torch products (XLM's and Marian's are float64 NumPy).
@@ -2881,6 +3406,12 @@ def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
             **TransformersAdapter.capabilities.invalid_inputs,
             "shaw_index": False,
             "shaw_table_rows": False,
+        }
+    unchecked = dict.fromkeys(_UNCHECKED_INPUTS.get(name, ()), False)
+    if unchecked:  # float positions truncated by .int() / .long(), not rejected
+        changes["invalid_inputs"] = {
+            **changes.get("invalid_inputs", TransformersAdapter.capabilities.invalid_inputs),
+            **unchecked,
         }
     capabilities = dataclasses.replace(TransformersAdapter.capabilities, **changes)
     attributes = {
@@ -2976,7 +3507,6 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
             ("rt_detr_v2", "RT-DETR-v2"),
             ("d_fine", "D-FINE"),
             ("deimv2", "DEIMv2"),
-            ("pp_doclayout_v2", "PP-DocLayout-V2"),
             ("pp_doclayout_v3", "PP-DocLayout-V3"),
             ("pp_doclayout_v4", "PP-DocLayout-V4"),
             ("aimv2", "AIMv2"),
@@ -3013,6 +3543,56 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
         "sew_d",
         "SEW-D's copies of make_log_bucket_position and disentangled_attention_bias.",
         {"deberta_source": "sew_d", "deberta_index_source": "sew_d"},
+    ),
+    # --- T5-bucket copies and variants ---
+    *(
+        (name, f"T5's bucket function and compute_bias from {family}'s {cls}.", {"t5_source": name})
+        for name, family, cls in (
+            ("mt5", "mT5", "MT5Attention"),
+            ("longt5", "LongT5", "LongT5Attention"),
+            ("umt5", "UMT5", "UMT5Attention (per-layer, config-bound)"),
+            ("pix2struct", "Pix2Struct", "Pix2StructTextAttention (causal)"),
+            ("switch_transformers", "Switch Transformers", "SwitchTransformersAttention"),
+            ("pop2piano", "Pop2Piano", "Pop2PianoAttention"),
+        )
+    ),
+    (
+        "mpnet",
+        "T5's bidirectional buckets and bias from MPNetEncoder (max_distance 128).",
+        {"t5_source": "mpnet"},
+    ),
+    (
+        "udop",
+        "UDOP: UdopAttention's T5 copy and the aggregated 1-D, horizontal and vertical biases.",
+        {"t5_source": "udop", "udop_source": "udop"},
+    ),
+    *(
+        (
+            name,
+            f"{family}: its relative_position_bucket, the 1-D bias and the 1-D + 2-D encoder bias.",
+            {"t5_source": name, "layout_source": name},
+        )
+        for name, family in (("layoutlmv2", "LayoutLMv2"), ("layoutlmv3", "LayoutLMv3"))
+    ),
+    (
+        "pp_doclayout_v2",
+        "Its reading-order encoder's T5 buckets and 1-D bias.",
+        {"t5_source": "pp_doclayout_v2", "layout_source": "pp_doclayout_v2"},
+    ),
+    (
+        "wavlm",
+        "WavLM: its bidirectional bucket function, compute_bias and the gated bias of WavLMAttention.",
+        {"t5_source": "wavlm", "gated_source": "wavlm"},
+    ),
+    (
+        "prophetnet",
+        "ProphetNet: compute_relative_buckets and the main / predict stream buckets.",
+        {"t5_bucket_source": "prophetnet", "stream_source": "prophetnet"},
+    ),
+    (
+        "cpmant",
+        "CPM-Ant: its int32 bucket copy and CpmAntSegmentPositionEmbedding (one segment: the T5 bias).",
+        {"t5_source": "cpmant", "segment_source": "cpmant"},
     ),
     # --- Shaw variants and sinusoid variants (issue 26) ---
     (

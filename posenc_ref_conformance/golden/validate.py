@@ -121,6 +121,10 @@ MAX_TOLERANCES: dict[str, dict[str, tuple[float | None, float, int]]] = {
     "fourier_grid": {"float64": (_P**-40, 0.0, 64), "float32": (_P**-11, 0.0, 64)},
     "bbox_embedding": {"float64": (_P**-45, 0.0, 0), "float32": (_P**-16, 0.0, 0)},
     "row_col_embedding": {"float64": (_P**-47, 0.0, 0), "float32": (_P**-18, 0.0, 0)},
+    "t5_layout_bias": {"float64": (_P**-46, 0.0, 32), "float32": (_P**-17, 0.0, 32)},
+    "t5_udop_bias": {"float64": (_P**-46, 0.0, 32), "float32": (_P**-17, 0.0, 32)},
+    "t5_gated_bias": {"float64": (_P**-37, 0.0, 64), "float32": (_P**-8, 0.0, 64)},
+    "t5_segment_bias": {"float64": (0.0, 0.0, 0), "float32": (0.0, 0.0, 0)},
 }
 
 #: Angle-based tolerances (functions with phase data) as the generator writes them, per run dtype:

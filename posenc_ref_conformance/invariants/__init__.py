@@ -6,7 +6,9 @@ relative-shift invariance, norm preservation, identity at 0 and layout
 equivalence; sinusoidal boundedness and shift-linearity; ALiBi's Toeplitz
 structure, causal-form equivalence, blockwise construction, own slopes and padding;
 T5 bucket range, monotonicity and sign partition, and the bias as the bucket's table
-row; Shaw clipping; NoPE permutation equivariance; Sandwich and KERPLE Toeplitz
+row (LayoutLM's bias as a sum of T5 biases, UDOP's shift invariance and prefix rows, WavLM's gate
+times the bias, ProphetNet's streams as causal buckets, CPM-Ant's segment rows);
+Shaw clipping; NoPE permutation equivariance; Sandwich and KERPLE Toeplitz
 structure; token positions under padding; the Swin/BEiT window index (Toeplitz-block-Toeplitz,
 centre row, table rows, cls rows), Swin-V2 coordinate symmetry and SAM decomposed terms (shift, separable);
 the Transformer-XL shift reading each query's own distance, and the roles of its u and v biases.

@@ -21,6 +21,7 @@ from . import grid_resize  # noqa: F401 - registration, after the bias families 
 from . import vision_sine  # noqa: F401 - registration, after the canonical families  # isort: skip
 from . import vision_features  # noqa: F401 - registration: SAM Fourier features, NaViT, 2-D tables  # isort: skip
 from . import transformer_xl  # noqa: F401 - registration: Transformer-XL distances, table, shift, score  # isort: skip
+from . import t5_variants  # noqa: F401 - registration: LayoutLM, UDOP, WavLM, ProphetNet, CPM-Ant  # isort: skip
 from . import reach  # noqa: F401 - the reach sweeps, after every family module declared its functions  # isort: skip
 from ..functions import FUNCTIONS
 from ._common import CASES, B, Case, F, I

@@ -149,6 +149,16 @@ for _nb, _md in [(20, 50), (33, 100), (4, 8)]:
             _nb,
             _md,
         )
+for _nb, _md, _lim, _model in [(320, 800, 2000, "WavLM"), (512, 2048, 5000, "CPM-Ant")]:
+    _bucket_case(
+        f"{_nb}-{_md}-range",
+        f"{_model}'s {_nb} buckets up to {_md}: distances up to {_lim}.",
+        ("T5BucketBoundary", "T5NonStandard"),
+        list(range(-_lim, _lim + 1, 1 if _nb < 512 else 3)),
+        True,
+        _nb,
+        _md,
+    )
 _bucket_case(
     "saturation",
     "Huge distances stay in the last bucket.",
