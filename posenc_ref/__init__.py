@@ -46,7 +46,7 @@ from .mrope import (
     vision_position_ids,
 )
 from .navit import NAVIT_ARITHMETIC, navit_position_ids
-from .nope import llama4_attn_scale
+from .nope import ATTN_SCALE_CONVENTIONS, llama4_attn_scale
 from .relative import (
     SHAW_CONVENTIONS,
     relative_positions,
@@ -86,6 +86,7 @@ from .window_bias import DECOMPOSED_COORDS, decomposed_rel_pos, swinv2_log_coord
 
 __all__ = [
     "ALIBI_FORMS",
+    "ATTN_SCALE_CONVENTIONS",
     "COMBINE_MODES",
     "DEBERTA_ARITHMETIC",
     "DEBERTA_TERMS",

@@ -11,7 +11,9 @@ layouts apply: angles here are per frequency slot, before any duplication).
   ``(t, h, w)`` per token, text tokens with ``t = h = w``; each inverse
   frequency slot takes one of them.  Qwen2/2.5-VL assign contiguous *chunks* of
   slots (``mrope_section=[16, 24, 24]``); Qwen3-VL and keras-hub Qwen3.5
-  *interleave* them (``[24, 20, 20]``).  :func:`mrope_position_ids`,
+  *interleave* them (``[24, 20, 20]``); Ernie 4.5 VL alternates h and w over the
+  first slots and gives the rest to t (``"ernie"``); HunYuan-VL's XD-RoPE is
+  chunked over four components (sequence, w, h, t).  :func:`mrope_position_ids`,
   :func:`mrope_slot_components`, :func:`mrope_angles`.
 
 Angles here are plain products ``p * w`` rounded once (float64 where available),
@@ -57,12 +59,16 @@ __all__ = [
 ]
 
 #: How :func:`mrope_slot_components` spreads the sections over frequency slots.
-MROPE_SECTION_ORDERS = ("chunked", "interleaved")
+MROPE_SECTION_ORDERS = ("chunked", "interleaved", "ernie")
 
 _SECTION_ORDER_ALIASES = {
     "qwen2_vl": "Qwen2-VL / Qwen2.5-VL use 'chunked'",
     "qwen3_vl": "Qwen3-VL uses 'interleaved'",
     "sections": "use 'chunked'",
+    "ernie4_5_vl": "Ernie 4.5 VL uses 'ernie' (pass its [h, w, t] config section as [t, h, w])",
+    "ernie4_5_vl_moe": "Ernie 4.5 VL uses 'ernie' (pass its [h, w, t] config section as [t, h, w])",
+    "xdrope": "HunYuan-VL's XD-RoPE is 'chunked' over its four components",
+    "hunyuan_vl": "HunYuan-VL's XD-RoPE is 'chunked' over its four components",
 }
 
 
@@ -85,13 +91,21 @@ def mrope_slot_components(mrope_section: Sequence[int], *, section_order: str = 
     mrope_section : sequence of int
         Slots per component, summing to the number of inverse frequencies
         (``head_dim // 2``): HF ``rope_scaling["mrope_section"]``.
-    section_order : {"chunked", "interleaved"}
-        ``"chunked"`` (Qwen2-VL, Qwen2.5-VL; HF ``apply_multimodal_rotary_pos_emb``):
-        the first ``section[0]`` slots use component 0, the next ``section[1]``
-        component 1, and so on.  ``"interleaved"`` (Qwen3-VL
-        ``apply_interleaved_mrope``, keras-hub Qwen3.5 ``_apply_mrope``): slot
-        ``s`` uses component ``c = s % C`` if ``c >= 1`` and ``s < C *
-        section[c]``, else component 0.
+    section_order : {"chunked", "interleaved", "ernie"}
+        ``"chunked"`` (Qwen2-VL, Qwen2.5-VL; HF ``apply_multimodal_rotary_pos_emb``;
+        HunYuan-VL's XD-RoPE with four components, Tencent's ``xdrope_section``
+        and vLLM ``XDRotaryEmbedding``): the first ``section[0]`` slots use
+        component 0, the next ``section[1]`` component 1, and so on.
+        ``"interleaved"`` (Qwen3-VL ``apply_interleaved_mrope``, keras-hub
+        Qwen3.5 ``_apply_mrope``): slot ``s`` uses component ``c = s % C`` if
+        ``c >= 1`` and ``s < C * section[c]``, else component 0.  ``"ernie"``
+        (Ernie 4.5 VL, HF ``ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py:99-131``:
+        ``inv_freq`` re-ordered even | odd, then h and w stacked and flattened):
+        components ``1 .. C-1`` take turns over the first ``(C - 1) n`` slots
+        (slot ``s`` uses ``1 + s % (C - 1)``), component 0 the rest; every
+        ``section[c]``, ``c >= 1``, must be the same ``n``.  HF's config lists
+        Ernie's section as ``[h, w, t]`` (``[22, 22, 20]``); here it is slots per
+        component ``(t, h, w)``: ``[20, 22, 22]``.
 
     Returns
     -------
@@ -117,12 +131,23 @@ def mrope_slot_components(mrope_section: Sequence[int], *, section_order: str = 
     (0, 0, 1, 2)
     >>> mrope_slot_components([2, 1, 1], section_order="interleaved")
     (0, 1, 2, 0)
+
+    Ernie's order with ``[t, h, w] = [2, 2, 2]``: h, w, h, w, then t, t.
+
+    >>> mrope_slot_components([2, 2, 2], section_order="ernie")
+    (1, 2, 1, 2, 0, 0)
     """
     section = _check_section(mrope_section)
     order = check_choice(section_order, "section_order", MROPE_SECTION_ORDERS, aliases=_SECTION_ORDER_ALIASES)
     total, count = sum(section), len(section)
     if order == "chunked":
         return tuple(c for c, n in enumerate(section) for _ in range(n))
+    if order == "ernie":
+        if count < 2 or len(set(section[1:])) != 1:
+            rule = "for 'ernie', at least two components and the same slot count for every component c >= 1"
+            raise value_error("mrope_section", rule, section)
+        turns = total - section[0]
+        return tuple(1 + s % (count - 1) if s < turns else 0 for s in range(total))
     for c in range(1, count):
         if section[c] and c + count * (section[c] - 1) >= total:
             raise value_error(
@@ -162,7 +187,7 @@ def mrope_angles(
     inv_freq : array, shape ``[F]``, real floating
         Inverse frequencies, ``F = sum(mrope_section)`` (``head_dim // 2``).
     mrope_section : sequence of int, length ``C``
-    section_order : {"chunked", "interleaved"}
+    section_order : {"chunked", "interleaved", "ernie"}
         See :func:`mrope_slot_components`.
 
     Returns
@@ -190,7 +215,8 @@ def mrope_angles(
     One token with ids :math:`(t, h, w) = (5, 1, 2)` and frequencies
     :math:`1, 1/2, 1/4, 1/8`: chunked slots t, t, h, w give
     :math:`5, 5/2, 1/4, 2/8`; interleaved slots t, h, w, t give
-    :math:`5, 1/2, 2/4, 5/8`.
+    :math:`5, 1/2, 2/4, 5/8`; Ernie's h, w, t, t (sections ``[2, 1, 1]``) give
+    :math:`1, 2/2, 5/4, 5/8`.
 
     >>> import numpy as np
     >>> ids = np.asarray([[5], [1], [2]])
@@ -199,6 +225,15 @@ def mrope_angles(
     [[5.0, 2.5, 0.25, 0.25]]
     >>> mrope_angles(ids, inv_freq, [2, 1, 1], section_order="interleaved").tolist()
     [[5.0, 0.5, 0.5, 0.625]]
+    >>> mrope_angles(ids, inv_freq, [2, 1, 1], section_order="ernie").tolist()
+    [[1.0, 1.0, 1.25, 0.625]]
+
+    HunYuan-VL's HF 5.24 ``HunYuanVLRotaryEmbedding.recomposition_frequencies``
+    (``hunyuan_vl/modeling_hunyuan_vl.py:181-190``) splits ``cat(freqs, freqs)``
+    into ``[2 s for s in section]``, so the two channels of a rotated pair can
+    read different components: no per-slot angle expresses it, and it is not
+    what Tencent's ``xdrope_section * 2`` (list repetition) computes; the
+    latter is ``"chunked"`` (see ``docs/matrix/repro/transformers_hunyuan_vl_xdrope_pairs.py``).
     """
     xp = namespace(position_ids=position_ids, inv_freq=inv_freq)
     ids = _check_ids_and_freq(position_ids, inv_freq, xp)

@@ -679,9 +679,22 @@ def _sandwich_from_zero(s: Subject) -> dict[str, np.ndarray] | None:
 
 
 def _llama4_no_floor(s: Subject) -> dict[str, np.ndarray] | None:
+    if s.inputs.get("convention", "llama4") != "llama4":
+        return None
     p = np.asarray(s.inputs["positions"], dtype=np.float64)
     scale = np.log((p + 1) / float(s.inputs["floor_scale"]) + 1) * float(s.inputs["attn_scale"]) + 1
     return {"scale": scale}
+
+
+def _attn_scale_shifted(s: Subject) -> dict[str, np.ndarray] | None:
+    """Llama 4's floor((p + 1) / F) and Mistral's floor(p / F) swapped: every step one position off."""
+    convention = s.inputs.get("convention", "llama4")
+    if convention not in ("llama4", "mistral"):
+        return None
+    p = np.asarray(s.inputs["positions"], dtype=np.int64)
+    f = float(s.inputs["floor_scale"])
+    shift = 0 if convention == "llama4" else 1
+    return {"scale": np.log1p(np.floor((p + shift) / f)) * float(s.inputs["attn_scale"]) + 1}
 
 
 def _attention_uniform_rows(s: Subject) -> dict[str, np.ndarray] | None:
@@ -919,6 +932,12 @@ def _catalogue() -> tuple[Hypothesis, ...]:
             _sandwich_from_zero,
         ),
         h("the floor dropped (log((p + 1) / floor_scale + 1))", ("llama4_attn_scale",), _llama4_no_floor),
+        h(
+            "the staircase one position off: floor(p / F) and floor((p + 1) / F) swapped "
+            '(convention "mistral" vs "llama4")',
+            ("llama4_attn_scale",),
+            _attn_scale_shifted,
+        ),
         h(
             "fully masked rows average v (HF eager's finfo.min): "
             'declare variants {"fully-masked-rows": "uniform"}',

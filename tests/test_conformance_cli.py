@@ -39,7 +39,7 @@ BROKEN_ADAPTER = textwrap.dedent('''
     def alibi_slopes(num_heads, *, max_bias, dtype):
         return np.full(num_heads + 1, 0.5)          # wrong shape
 
-    def llama4_attn_scale(positions, *, floor_scale, attn_scale, dtype):
+    def llama4_attn_scale(positions, *, floor_scale, attn_scale, convention, dtype):
         return np.full(np.shape(positions), np.nan)  # NaN
 
     def relative_positions(q_positions, k_positions):
@@ -149,6 +149,9 @@ class TestCheck:
             "llama4_attn_scale/defaults/boundaries[float64]\n"
             "llama4_attn_scale/custom/small-floor\n"
             "llama4_attn_scale/invalid/negative\n"
+            "llama4_attn_scale/invalid/convention\n"
+            "llama4_attn_scale/mistral/   # the conventions, by prefix\n"
+            "llama4_attn_scale/beam/\n"
             "rope/half/no-such-case   # stale\n"
             "\n"
         )

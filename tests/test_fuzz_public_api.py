@@ -408,7 +408,7 @@ def _templates(xp: Any) -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         ),
         "llama4_attn_scale": (
             pr.llama4_attn_scale,
-            {"positions": pos, "floor_scale": 8192, "attn_scale": 0.1, "dtype": None},
+            {"positions": pos, "floor_scale": 8192, "attn_scale": 0.1, "convention": "llama4", "dtype": None},
         ),
         "mrope_slot_components": (
             pr.mrope_slot_components,

@@ -107,7 +107,7 @@ class TestBrokenCalls:
             def alibi_slopes(num_heads, *, max_bias, dtype):
                 return torch.empty(num_heads, device="meta")
 
-            def llama4_attn_scale(positions, *, floor_scale, attn_scale, dtype):
+            def llama4_attn_scale(positions, *, floor_scale, attn_scale, convention, dtype):
                 return torch.ones(tuple(positions.shape), dtype=torch.bfloat16)
             """,
         )

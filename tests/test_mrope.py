@@ -91,7 +91,7 @@ class TestMropeSlotComponents:
     def test_errors(self):
         with pytest.raises(
             ValueError,
-            match=r"^section_order must be one of 'chunked', 'interleaved'; got 'qwen3_vl' \(Qwen3-VL",
+            match=r"^section_order must be one of 'chunked', 'interleaved', 'ernie'; got 'qwen3_vl' \(Qwen3",
         ):
             mrope_slot_components((4, 2, 2), section_order="qwen3_vl")
         with pytest.raises(ValueError, match=r"^mrope_section must be a section that leaves room for .* 2"):
@@ -100,7 +100,31 @@ class TestMropeSlotComponents:
             mrope_slot_components(16)
         with pytest.raises(ValueError, match=r"^mrope_section\[1\] must be an integer >= 0; got -1"):
             mrope_slot_components((4, -1, 2))
-        assert MROPE_SECTION_ORDERS == ("chunked", "interleaved")
+        with pytest.raises(ValueError, match=r"^mrope_section must be for 'ernie', .* same slot count"):
+            mrope_slot_components((2, 2, 1), section_order="ernie")
+        with pytest.raises(
+            ValueError, match=r"'ernie' \(pass its \[h, w, t\] config section as \[t, h, w\]\)"
+        ):
+            mrope_slot_components((2, 2, 2), section_order="ernie4_5_vl")
+        with pytest.raises(ValueError, match=r"HunYuan-VL's XD-RoPE is 'chunked'"):
+            mrope_slot_components((1, 1, 1, 1), section_order="xdrope")
+        assert MROPE_SECTION_ORDERS == ("chunked", "interleaved", "ernie")
+
+    @pytest.mark.parametrize("hf_section", [(22, 22, 20), (2, 2, 4), (3, 3, 1)])
+    def test_ernie_matches_its_recomposition(self, hf_section):
+        """Ernie 4.5 VL's inv_freq re-order and recomposition_frequencies on (component, frequency)."""
+        h, w, t = hf_section
+        freqs = np.arange(h + w + t)
+        reordered = np.concatenate([freqs[: h + w][0::2], freqs[: h + w][1::2], freqs[h + w :]])
+        labels = [[(c, f) for f in reordered] for c in range(3)]  # [component][slot] of position * inv_freq
+        chunks = [
+            labels[(i + 1) % 3][start : start + n]
+            for i, (start, n) in enumerate([(0, h), (h, w), (h + w, t)])
+        ]
+        hw = [pair for two in zip(chunks[0], chunks[1], strict=True) for pair in two]
+        traced = hw + chunks[2]
+        assert [f for _, f in traced] == list(freqs)  # every slot keeps its own frequency
+        assert list(mrope_slot_components((t, h, w), section_order="ernie")) == [c for c, _ in traced]
 
 
 class TestMropePositionIds:

@@ -1,4 +1,4 @@
-"""Llama 4 attention-temperature tuning of NoPE layers (the masks: test_masks.py)."""
+"""Attention-temperature tuning of NoPE layers: Llama 4, Mistral, Beam (the masks: test_masks.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from posenc_ref import _compat, attention, llama4_attn_scale
+from posenc_ref import ATTN_SCALE_CONVENTIONS, _compat, attention, llama4_attn_scale
 from tests.helpers import assert_close, ints, to_numpy
 from tests.lazy_helpers import LAZY_BACKENDS, run_lazily
 
@@ -62,6 +62,66 @@ class TestLlama4AttnScale:
         if not _compat.is_lazy(pos):
             with pytest.raises(ValueError, match=r"^positions must be non-negative"):
                 llama4_attn_scale(pos)
+
+
+def _mistral(p: int, f: int = 16384, beta: float = 0.1) -> float:
+    return 1 + beta * math.log(1 + p // f)
+
+
+def _beam(p: int, f: float = 2048, alpha: float = 0.1) -> float:
+    return (1 + (p + 1) / f) ** alpha
+
+
+class TestAttnScaleConventions:
+    def test_mistral_values(self, xp, device):
+        positions = [0, 1, 16382, 16383, 16384, 32767, 32768, 10**6, 2**31 - 2]
+        out = llama4_attn_scale(ints(xp, positions, device), floor_scale=16384, convention="mistral")
+        expected = [_mistral(p) for p in positions]
+        assert_close(out, expected, xp=xp, dtype=_compat.compute_dtype(xp), device=device)
+
+    def test_mistral_is_llama4_one_position_later(self, xp):
+        positions = list(range(1, 60))
+        mistral = to_numpy(llama4_attn_scale(ints(xp, positions), floor_scale=4, convention="mistral"))
+        llama4 = to_numpy(llama4_attn_scale(ints(xp, [p - 1 for p in positions]), floor_scale=4))
+        assert np.array_equal(mistral, llama4)
+        assert to_numpy(llama4_attn_scale(ints(xp, [0, 3, 4]), floor_scale=4, convention="mistral")).tolist()[
+            :2
+        ] == [1.0, 1.0]
+        # Llama 4 steps at p = 3 already (floor(4 / 4) = 1): the two disagree exactly there
+        assert to_numpy(llama4_attn_scale(ints(xp, [3]), floor_scale=4))[0] > 1.0
+
+    def test_mistral_non_integral_floor_scale(self, xp):
+        positions = list(range(50))
+        out = llama4_attn_scale(ints(xp, positions), floor_scale=2.5, convention="mistral")
+        assert_close(out, [1 + 0.1 * math.log(1 + math.floor(p / 2.5)) for p in positions], xp=xp)
+
+    def test_beam_values(self, xp, device):
+        positions = [0, 1, 2046, 2047, 2048, 10**5, 10**6, 2**31 - 2]
+        out = llama4_attn_scale(ints(xp, positions, device), floor_scale=2048, convention="beam")
+        wide = _compat.compute_dtype(xp)
+        rtol = 1e-14 if wide == xp.float64 else 4e-7  # log1p and exp, one ulp each (MLX float32)
+        assert_close(out, [_beam(p) for p in positions], xp=xp, dtype=wide, device=device, rtol=rtol)
+
+    def test_beam_is_smooth_and_increasing(self, xp):
+        positions = ints(xp, list(range(0, 5000, 7)))
+        out = to_numpy(llama4_attn_scale(positions, floor_scale=2048, convention="beam"))
+        assert np.all(np.diff(out) > 0) and out[0] > 1.0
+
+    def test_beam_options_and_dtype(self, xp):
+        positions = list(range(0, 100, 7))
+        out = llama4_attn_scale(
+            ints(xp, positions), floor_scale=10, attn_scale=0.25, convention="beam", dtype=xp.float32
+        )
+        assert_close(out, [_beam(p, 10, 0.25) for p in positions], xp=xp, dtype=xp.float32)
+
+    def test_conventions_are_exported(self):
+        assert ATTN_SCALE_CONVENTIONS == ("llama4", "mistral", "beam")
+
+    def test_convention_errors(self, xp):
+        with pytest.raises(ValueError, match=r"^convention must be one of 'llama4', 'mistral', 'beam'.*use"):
+            llama4_attn_scale(ints(xp, [0]), convention="ministral3")
+        with pytest.raises(TypeError, match=r"^convention must be one of"):
+            llama4_attn_scale(ints(xp, [0]), convention=None)
 
 
 @LAZY_BACKENDS

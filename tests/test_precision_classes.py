@@ -151,7 +151,9 @@ def _bias_f16(q_positions: Any, k_positions: Any, slopes: Any, *, form: str) -> 
     return _P.alibi_bias(q_positions, k_positions, s.astype(np.float16).astype(s.dtype), form=form)
 
 
-def _llama4_no_floor(positions: Any, *, floor_scale: float, attn_scale: float, dtype: str) -> Any:
+def _llama4_no_floor(
+    positions: Any, *, floor_scale: float, attn_scale: float, convention: str, dtype: str
+) -> Any:
     p = np.asarray(positions).astype(dtype)
     return (np.log((p + 1) / floor_scale + 1) * attn_scale + 1).astype(dtype)
 

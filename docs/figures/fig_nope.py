@@ -54,13 +54,18 @@ def _masks(outdir: Path) -> Path:
 def _temperature(outdir: Path) -> Path:
     positions = np.arange(0, 131072, 64)
     scale = np.asarray(pr.llama4_attn_scale(positions))
+    mistral = np.asarray(pr.llama4_attn_scale(positions, floor_scale=16384, convention="mistral"))
+    beam = np.asarray(pr.llama4_attn_scale(positions, floor_scale=2048, convention="beam"))
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
-    ax.plot(positions, scale, color=COLORS[0])
+    ax.plot(positions, scale, color=COLORS[0], label='"llama4", F = 8192')
+    ax.plot(positions, mistral, color=COLORS[1], label='"mistral", F = 16384 (Ministral 3)')
+    ax.plot(positions, beam, color=COLORS[2], label='"beam", F = 2048')
     ax.axvline(8191, color="0.6", lw=0.8, ls="--")
     ax.text(9000, 1.02, "p + 1 = 8192", color="0.35", fontsize=8.5)
     ax.set_xlabel("position p")
     ax.set_ylabel("query scale")
-    ax.set_title("pr.llama4_attn_scale(p): floor_scale=8192, attn_scale=0.1")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title("pr.llama4_attn_scale(p, convention=...), attn_scale=0.1")
     return save(fig, outdir, "nope_temperature")
 
 

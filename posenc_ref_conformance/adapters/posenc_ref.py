@@ -579,9 +579,15 @@ class PosencRefAdapter(Adapter):
             chunk_size=chunk_size,
         )
 
-    def llama4_attn_scale(self, positions: Any, *, floor_scale: float, attn_scale: float, dtype: str) -> Any:
+    def llama4_attn_scale(
+        self, positions: Any, *, floor_scale: float, attn_scale: float, convention: str, dtype: str
+    ) -> Any:
         return self.pr.llama4_attn_scale(
-            self._ints(positions), floor_scale=floor_scale, attn_scale=attn_scale, dtype=self._dtype(dtype)
+            self._ints(positions),
+            floor_scale=floor_scale,
+            attn_scale=attn_scale,
+            convention=convention,
+            dtype=self._dtype(dtype),
         )
 
     def attention(self, q: Any, k: Any, v: Any, *, bias: Any, mask: Any, scale: float | None) -> Any:

@@ -79,6 +79,21 @@ Coverage, canonical function -> transformers code path (read at 5.24):
 * ``alibi_slopes``, ``alibi_bias``, ``alibi_bias_from_heads`` (the causal,
   row-identical form ``+m j`` only): ``bloom.build_alibi_tensor``; variant ``mpt``:
   ``mpt.build_mpt_alibi_tensor`` (``m (j - L + 1)``, with ``alibi_bias_max``).
+  Variant ``falcon``: ``falcon.build_alibi_tensor`` (BLOOM's formula with the slopes
+  rounded to bfloat16 before the product, so each bias is a bfloat16 value).
+* ``llama4_attn_scale`` (variants only): ``ministral3`` / ``mistral4`` ->
+  ``get_llama_4_attn_scale(position_ids [1, N], beta, max_position_embeddings)``
+  (``convention="mistral"``); ``beam`` -> ``compute_attention_scaling(position_ids)``
+  (``convention="beam"`` at its fixed ``F = 2048``, ``a = 0.1``).  Float32.
+* ``mrope_angles`` (variants only): ``ernie4_5_vl_moe`` ->
+  ``Ernie4_5_VLMoeTextRotaryEmbedding.recomposition_frequencies`` (``section_order="ernie"``,
+  HF's ``[h, w, t]`` section from the canonical ``[t, h, w]``; pairs read back as
+  ``[..., 0::2]``); ``hunyuan_vl`` -> ``HunYuanVLRotaryEmbedding.recomposition_frequencies``
+  (``"chunked"``, any number of components).  Each is given ``forward``'s own product
+  ``position_ids[..., None].float() * inv_freq``, with the case's ``inv_freq`` loaded in the
+  slot order HF's rotary class builds (read off its buffer against the plain frequencies of
+  the same base: Ernie's even | odd re-ordering).  HunYuan-VL's two halves are compared: a
+  pair whose channels get different angles (HF 5.24 doubles each section) is an error.
 * ``alibi_bias_from_mask``: ``bloom.build_alibi_tensor(attention_mask, ...)`` itself
   (its padding-aware key index ``(cumsum(mask) - 1) * mask``).
 * ``token_positions``: ``RobertaEmbeddings.create_position_ids_from_input_ids``
@@ -456,7 +471,8 @@ _T5_COPIES = {
     "pop2piano": ("pop2piano", "Pop2PianoAttention", "Pop2PianoConfig"),
     "udop": ("udop", "UdopAttention", "UdopConfig"),
 }
-#: The T5-bucket variants -> the source attribute naming their family (None: not served).
+#: Functions only a family's variant serves -> the source attribute naming its family (None in the
+#: default column: not served there).
 _FAMILY_ONLY = {
     "t5_layout_bias": "layout_source",
     "t5_udop_bias": "udop_source",
@@ -466,6 +482,8 @@ _FAMILY_ONLY = {
     "rel_sinusoid_table": "rel_table_source",
     "rel_shift": "rel_shift_source",
     "rel_attention_scores": "rel_scores_source",
+    "llama4_attn_scale": "attn_scale_source",
+    "mrope_angles": "mrope_source",
 }
 
 
@@ -731,6 +749,10 @@ class TransformersAdapter(Adapter):
             # make_log_bucket_position and the attention modules check nothing (mid 0 divides by zero)
             "deberta_bucket": False,
             "deberta_relative_index": False,
+            # get_llama_4_attn_scale / compute_attention_scaling check nothing (log(0) at p = -1); the
+            # M-RoPE classes check a section only when torch's split or stack fails on it
+            "llama4_attn_scale": False,
+            "mrope_angles": False,
         },
         notes={
             "rope_frequencies": "ROPE_INIT_FUNCTIONS / LlamaRotaryEmbedding.compute_default_rope_parameters "
@@ -782,6 +804,10 @@ class TransformersAdapter(Adapter):
             "t5_gated_bias": "WavLMAttention.forward's gated position bias (captured at its attention call)",
             "t5_stream_buckets": "prophetnet.compute_all_stream_relative_buckets",
             "t5_segment_bias": "CpmAntSegmentPositionEmbedding.forward",
+            "llama4_attn_scale": "ministral3 / mistral4 get_llama_4_attn_scale (mistral), beam "
+            "compute_attention_scaling (beam only at F = 2048, a = 0.1): float32",
+            "mrope_angles": "Ernie4_5_VLMoeTextRotaryEmbedding / HunYuanVLRotaryEmbedding."
+            "recomposition_frequencies of forward's float32 product, the case's inv_freq in HF's slot order",
             "rope_2d_cos_sin": "PixtralVisionRotaryEmbedding, Gemma4VisionRotaryEmbedding, "
             "DINOv3ViTRopePositionEmbedding (eval; patch-centre grids only), Llama4VisionRotaryEmbedding "
             "(table lookup), Sam2VideoVisionRotaryEmbedding, Kimi_K25VisionRotaryEmbedding forward: float32",
@@ -833,6 +859,8 @@ class TransformersAdapter(Adapter):
                 or self.gated_source
                 or self.stream_source
                 or self.segment_source,
+                "attn_scale": self.attn_scale_source,
+                "mrope": self.mrope_source,
             },
         }
 
@@ -1662,10 +1690,13 @@ class TransformersAdapter(Adapter):
             from transformers.models.mpt.modeling_mpt import build_mpt_alibi_tensor
 
             return build_mpt_alibi_tensor(num_heads, length, alibi_bias_max=max_bias)
-        from transformers.models.bloom.modeling_bloom import build_alibi_tensor
+        if self.alibi_source == "falcon":
+            from transformers.models.falcon.modeling_falcon import build_alibi_tensor
+        else:
+            from transformers.models.bloom.modeling_bloom import build_alibi_tensor
 
         if max_bias != 8.0:
-            msg = "BLOOM's build_alibi_tensor has no max_bias (always 8)"
+            msg = f"{self.alibi_source}'s build_alibi_tensor has no max_bias (always 8)"
             raise Unsupported(msg)
         return build_alibi_tensor(torch.ones(1, length, dtype=torch.long), num_heads, torch.float32)
 
@@ -1930,6 +1961,108 @@ class TransformersAdapter(Adapter):
         with torch.no_grad():
             position_ids, _ = self._qwen_vl().get_rope_index(ids, token_types, **grids)
         return position_ids[:, 0]
+
+    # --- NoPE query temperatures and multimodal RoPE of single families ------------------------------------
+
+    #: ``ministral3`` / ``mistral4`` (``get_llama_4_attn_scale``) or ``beam`` (``compute_attention_scaling``);
+    #: None: the default column has no such function (Llama 4's is inline in ``Llama4TextAttention.forward``).
+    attn_scale_source: str | None = None
+    #: ``ernie4_5_vl_moe`` or ``hunyuan_vl`` (their text rotary classes); None: not in the default column.
+    mrope_source: str | None = None
+
+    def llama4_attn_scale(
+        self, positions: Any, *, floor_scale: float, attn_scale: float, convention: str, dtype: str
+    ) -> Any:
+        torch, family = self.torch, self.attn_scale_source
+        _float32_only(dtype, f"{family}'s attention scale")
+        p = np.asarray(positions)
+        flat = self._t(p.reshape(1, -1).astype(np.int64))  # HF's position_ids [batch, seq]
+        if family == "beam":
+            from transformers.models.beam.modeling_beam import compute_attention_scaling
+
+            if convention != "beam" or (floor_scale, attn_scale) != (2048.0, 0.1):
+                msg = (
+                    f"Beam's compute_attention_scaling is (1 + (p + 1)/2048) ** 0.1 only; got {convention!r}"
+                )
+                raise Unsupported(msg)
+            with torch.no_grad():
+                scale = compute_attention_scaling(flat)  # [batch, 1, seq, 1], float32
+        else:
+            if convention != "mistral":
+                msg = (
+                    f"{family}'s get_llama_4_attn_scale is the 'mistral' convention only; got {convention!r}"
+                )
+                raise Unsupported(msg)
+            module = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
+            with torch.no_grad():
+                scale = module.get_llama_4_attn_scale(flat, attn_scale, floor_scale)  # [batch, 1, seq, 1]
+        return scale.reshape(p.shape)
+
+    def _mrope_module(self, freqs: int, base: float, section: list[int]) -> Any:
+        """The family's text rotary module for ``freqs`` inverse frequencies and HF's own section list."""
+        family = self.mrope_source
+        params = {"rope_type": "default", "rope_theta": base, "mrope_section": section}
+        sizes = {"hidden_size": 2 * freqs, "num_attention_heads": 1, "num_key_value_heads": 1}
+        if family == "ernie4_5_vl_moe":
+            from transformers.models.ernie4_5_vl_moe.configuration_ernie4_5_vl_moe import (
+                Ernie4_5_VLMoeTextConfig,
+            )
+            from transformers.models.ernie4_5_vl_moe.modeling_ernie4_5_vl_moe import (
+                Ernie4_5_VLMoeTextRotaryEmbedding,
+            )
+
+            return Ernie4_5_VLMoeTextRotaryEmbedding(
+                Ernie4_5_VLMoeTextConfig(**sizes, rope_parameters=params)
+            )
+        from transformers.models.hunyuan_vl.configuration_hunyuan_vl import HunYuanVLTextConfig
+        from transformers.models.hunyuan_vl.modeling_hunyuan_vl import HunYuanVLRotaryEmbedding
+
+        config = HunYuanVLTextConfig(**sizes, head_dim=2 * freqs, rope_parameters=params)
+        return HunYuanVLRotaryEmbedding(config)
+
+    def mrope_angles(
+        self, position_ids: Any, inv_freq: Any, *, mrope_section: Any, section_order: str, dtype: str
+    ) -> Any:
+        torch, family = self.torch, self.mrope_source
+        _float32_only(dtype, f"{family}'s M-RoPE")
+        section = [int(n) for n in mrope_section]
+        omega = np.asarray(inv_freq, dtype=np.float64)
+        ids = np.asarray(position_ids)
+        if family == "ernie4_5_vl_moe":
+            if section_order != "ernie" or len(section) != 3:
+                msg = f"Ernie 4.5 VL's rotary class is the 'ernie' order of (t, h, w); got {section_order!r}"
+                raise Unsupported(msg)
+            hf_section = [section[1], section[2], section[0]]  # HF's config lists (h, w, t)
+        else:
+            if section_order != "chunked":
+                msg = f"HunYuan-VL's rotary class splits sections in order (chunked); got {section_order!r}"
+                raise Unsupported(msg)
+            hf_section = section
+        module = self._mrope_module(omega.size, 10000.0, hf_section)
+        # HF derives inv_freq from a base (Ernie re-orders it: even | odd hw slots, then t): read that slot
+        # order off HF's own buffer against the plain frequencies of the same base, then load the case's
+        plain = 1.0 / 10000.0 ** (np.arange(omega.size) * 2.0 / (2 * omega.size))
+        built = module.inv_freq.double().numpy()
+        order = [int(np.argmin(np.abs(plain - value))) for value in built]
+        module.inv_freq = self._t(omega[order].astype(np.float32))
+        rows = ids if ids.ndim == 3 else ids[:, None, :]  # [C, batch, seq]
+        with torch.no_grad():
+            # forward's own product (position_ids[..., None].float() * inv_freq), then HF's slot selection
+            angles = module.recomposition_frequencies(self._t(rows)[..., None].float() * module.inv_freq)
+        if family == "ernie4_5_vl_moe":
+            out = angles[..., 0::2]  # repeat_interleave(2): the pairs of the interleaved layout
+        else:
+            first, second = angles[..., : omega.size], angles[..., omega.size :]
+            if not torch.equal(first, second):
+                where = int((first != second).flatten().nonzero()[0])
+                msg = (
+                    "HunYuanVLRotaryEmbedding gives the two channels of a rotated pair different angles "
+                    f"(first at flat index {where}): cat(freq, freq) split into [2 s for s in section], so "
+                    "no per-slot angle exists"
+                )
+                raise RuntimeError(msg)
+            out = first
+        return out if ids.ndim == 3 else out[0]
 
     # --- masks -------------------------------------------------------------------------------------------
 
@@ -3364,6 +3497,8 @@ _SOURCE_FUNCTIONS = {
     "gated_source": ("t5_gated_bias",),
     "stream_source": ("t5_stream_buckets",),
     "segment_source": ("t5_segment_bias",),
+    "attn_scale_source": ("llama4_attn_scale",),
+    "mrope_source": ("mrope_angles",),
 }
 
 
@@ -3379,6 +3514,7 @@ _UNCHECKED_INPUTS = {
 _TORCH_VASWANI = ("speecht5", "florence2")
 
 
+#: Canonical functions only a family's variant serves -> the source attribute that must be set.
 def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
     """A subclass that takes one family from another HF implementation, declaring only the
     functions that family's code serves (:data:`_SOURCE_FUNCTIONS`; a RoPE row: :func:`_rope_functions`),
@@ -3594,6 +3730,37 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
         "CPM-Ant: its int32 bucket copy and CpmAntSegmentPositionEmbedding (one segment: the T5 bias).",
         {"t5_source": "cpmant", "segment_source": "cpmant"},
     ),
+    # --- ALiBi, attention scale and M-RoPE variants ---
+    (
+        "falcon",
+        "ALiBi from Falcon's build_alibi_tensor (BLOOM's slopes rounded to bfloat16 before the product).",
+        {"alibi_source": "falcon"},
+    ),
+    (
+        "ministral3",
+        "The 'mistral' query temperature from Ministral 3's get_llama_4_attn_scale (float32).",
+        {"attn_scale_source": "ministral3"},
+    ),
+    (
+        "mistral4",
+        "The 'mistral' query temperature from Mistral 4's get_llama_4_attn_scale (float32).",
+        {"attn_scale_source": "mistral4"},
+    ),
+    (
+        "beam",
+        "The 'beam' NoPE query temperature from Beam's compute_attention_scaling (float32).",
+        {"attn_scale_source": "beam"},
+    ),
+    (
+        "ernie4_5_vl_moe",
+        "M-RoPE angles ('ernie' order) from Ernie4_5_VLMoeTextRotaryEmbedding.recomposition_frequencies.",
+        {"mrope_source": "ernie4_5_vl_moe"},
+    ),
+    (
+        "hunyuan_vl",
+        "XD-RoPE angles (chunked, four components) from HunYuanVLRotaryEmbedding.recomposition_frequencies.",
+        {"mrope_source": "hunyuan_vl"},
+    ),
     # --- Shaw variants and sinusoid variants (issue 26) ---
     (
         "speecht5",
@@ -3780,4 +3947,7 @@ NOT_RUN: dict[str, dict[str, str]] = {}
 mpt, m2m_100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m_100", "fsmt", "gptj"))
 conditional_detr, dab_detr, grounding_dino = (
     ADAPTERS[name] for name in ("conditional_detr", "dab_detr", "grounding_dino")
+)
+falcon, ministral3, mistral4, beam, ernie4_5_vl_moe, hunyuan_vl = (
+    ADAPTERS[name] for name in ("falcon", "ministral3", "mistral4", "beam", "ernie4_5_vl_moe", "hunyuan_vl")
 )

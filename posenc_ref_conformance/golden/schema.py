@@ -386,7 +386,8 @@ MEANINGS: dict[str, str] = {
     "merge_size": "Side of the patch windows merged into one token (Qwen2-VL spatial_merge_size)",
     "mrope_angles.position_ids": "M-RoPE ids, one row per component (t, h, w)",
     "mrope_section": "Frequency slots per component, summing to len(inv_freq)",
-    "mrope_angles.section_order": "chunked (Qwen2/2.5-VL sections) or interleaved (Qwen3-VL)",
+    "mrope_angles.section_order": "One of MROPE_SECTION_ORDERS: chunked (Qwen2/2.5-VL sections, HunYuan-VL "
+    "XD-RoPE), interleaved (Qwen3-VL) or ernie (Ernie 4.5 VL: h/w alternating, then t)",
     "window_bias.table": "Learned bias table [(2Wh-1)(2Ww-1) (+3 BEiT cls rows), heads]",
     "window_size": "Window [Wh, Ww] in patches",
     "window_bias.cls_token": "BEiT layout: a cls token first, the table's last three rows for it",
@@ -479,6 +480,8 @@ MEANINGS: dict[str, str] = {
     "index": "Row of the relative-position table",
     "causal_mask.mask": "True where a query may attend to a key",
     "llama4_attn_scale.scale": "Temperature multiplying the query of each position",
+    "llama4_attn_scale.convention": "Which formula: one of ATTN_SCALE_CONVENTIONS (llama4: floor((p + 1)/F); "
+    "mistral: floor(p/F); beam: (1 + (p + 1)/F)**a)",
     "q_scale": "xPos scale multiplying the rotated queries",
     "k_scale": "xPos scale multiplying the rotated keys (the inverse of q_scale)",
     "position_ids": "M-RoPE (t, h, w) ids: [3, L]",

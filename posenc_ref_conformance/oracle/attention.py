@@ -47,11 +47,24 @@ def causal_mask(
 
 
 def llama4_attention_scale(
-    positions: Sequence[int], *, floor_scale: float = 8192.0, attn_scale: float = 0.1
+    positions: Sequence[int],
+    *,
+    floor_scale: float = 8192.0,
+    attn_scale: float = 0.1,
+    convention: str = "llama4",
 ) -> list[mp.mpf]:
-    """``1 + attn_scale * ln(floor((p + 1) / floor_scale) + 1)`` per position."""
+    """The NoPE query temperature per position, with ``F = floor_scale``, ``a = attn_scale``.
+
+    ``llama4`` (Llama 4 model card / Meta ``llama_models``): ``1 + a ln(floor((p + 1) / F) + 1)``;
+    ``mistral`` (Mistral's ``llama_4_scaling``: ``original_max_position_embeddings``, ``beta``):
+    ``1 + a ln(floor(p / F) + 1)``; ``beam`` (Beam's "scalable-softmax query scale", a power
+    law in the length): ``(1 + (p + 1) / F) ** a``.
+    """
     fs, scale = exact(floor_scale), exact(attn_scale)
-    return [1 + scale * mp.log(mp.floor((exact(p) + 1) / fs) + 1) for p in positions]
+    if convention == "beam":
+        return [mp.power(1 + (exact(p) + 1) / fs, scale) for p in positions]
+    shift = {"llama4": 1, "mistral": 0}[convention]
+    return [1 + scale * mp.log(mp.floor((exact(p) + shift) / fs) + 1) for p in positions]
 
 
 def attention(

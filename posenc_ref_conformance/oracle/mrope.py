@@ -15,7 +15,10 @@ each ``m x m`` window contiguous, windows row-major.  M-RoPE frequency slot ``s`
 reads component ``c(s)``: contiguous chunks of ``mrope_section`` (Qwen2/2.5-VL,
 HF ``apply_multimodal_rotary_pos_emb``) or interleaved (Qwen3-VL
 ``apply_interleaved_mrope``: ``c = s mod C`` when ``c >= 1`` and ``s < C section[c]``,
-else 0).  Integers are exact; angles are exact products ``p * omega``.
+else 0) or Ernie 4.5 VL's layout (the census: inv_freq's hw slots re-ordered even | odd,
+then h and w interleaved, plus a t tail; so slot ``s < (C - 1) n`` keeps its own frequency
+and reads component ``1 + s mod (C - 1)``, the rest component 0).  Integers are exact; angles
+are exact products ``p * omega``.
 """
 
 from __future__ import annotations
@@ -78,7 +81,10 @@ def slot_components(mrope_section: Sequence[int], section_order: str) -> list[in
         return [c for c, n in enumerate(mrope_section) for _ in range(n)]
     if section_order == "interleaved":
         return [s % count if s % count and s < count * mrope_section[s % count] else 0 for s in range(total)]
-    msg = f"section_order must be 'chunked' or 'interleaved'; got {section_order!r}"
+    if section_order == "ernie":  # components 1..C-1 take turns over their slots, component 0 the tail
+        turns = total - mrope_section[0]
+        return [1 + s % (count - 1) if s < turns else 0 for s in range(total)]
+    msg = f"section_order must be 'chunked', 'interleaved' or 'ernie'; got {section_order!r}"
     raise ValueError(msg)
 
 

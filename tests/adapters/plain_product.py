@@ -269,6 +269,12 @@ def mrope_angles(
     count, total = len(mrope_section), sum(mrope_section)
     if section_order == "chunked":
         components = np.repeat(np.arange(count), mrope_section)
+    elif section_order == "ernie":
+        if count < 2 or len(set(mrope_section[1:])) != 1:
+            msg = f"mrope_section must have equal h and w sections for 'ernie'; got {mrope_section}"
+            raise ValueError(msg)
+        slots = np.arange(total)
+        components = np.where(slots < total - mrope_section[0], 1 + slots % (count - 1), 0)
     else:
         slots = np.arange(total)
         limit = count * np.asarray(mrope_section)[slots % count]
@@ -399,12 +405,15 @@ def causal_mask(q_positions: Any, k_positions: Any, *, sliding_window: Any, chun
     return mask
 
 
-def llama4_attn_scale(positions: Any, *, floor_scale: float, attn_scale: float, dtype: str) -> Any:
+def llama4_attn_scale(
+    positions: Any, *, floor_scale: float, attn_scale: float, convention: str, dtype: str
+) -> Any:
     f = _f(dtype)
-    p = np.asarray(positions)
-    return (np.log(np.floor((p.astype(dtype) + f(1)) / f(floor_scale)) + f(1)) * f(attn_scale) + f(1)).astype(
-        dtype
-    )
+    p = np.asarray(positions).astype(dtype)
+    if convention == "beam":
+        return np.exp(np.log1p((p + f(1)) / f(floor_scale)) * f(attn_scale)).astype(dtype)
+    shift = f(1) if convention == "llama4" else f(0)
+    return (np.log(np.floor((p + shift) / f(floor_scale)) + f(1)) * f(attn_scale) + f(1)).astype(dtype)
 
 
 def attention(q: Any, k: Any, v: Any, *, bias: Any, mask: Any, scale: float | None) -> Any:

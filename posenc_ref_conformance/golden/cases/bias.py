@@ -41,7 +41,10 @@ def _causal_mask(inp: dict[str, Any]) -> dict[str, Any]:
 
 def _llama4_scale(inp: dict[str, Any]) -> dict[str, Any]:
     flat = oracle.attention.llama4_attention_scale(
-        flatten(inp["positions"]), floor_scale=inp["floor_scale"], attn_scale=inp["attn_scale"]
+        flatten(inp["positions"]),
+        floor_scale=inp["floor_scale"],
+        attn_scale=inp["attn_scale"],
+        convention=inp["convention"],
     )
     return {"scale": reshape(flat, shape_of(inp["positions"]))}
 
@@ -105,11 +108,13 @@ declare(
     FunctionSpec(
         "llama4_attn_scale",
         "nope",
-        "llama4_attn_scale(positions, floor_scale, attn_scale) -> scale (positions' shape)",
+        "llama4_attn_scale(positions, floor_scale, attn_scale, convention) -> scale (positions' shape): "
+        "llama4 1 + a ln(floor((p + 1)/F) + 1), mistral 1 + a ln(floor(p/F) + 1), beam (1 + (p + 1)/F)**a",
         {
             "positions": ("positions", _POS),
             "floor_scale": ("number", "number"),
             "attn_scale": ("number", "number"),
+            "convention": ("string", "llama4 | mistral (Ministral 3, Mistral 4) | beam"),
         },
         {"scale": "float"},
         _llama4_scale,
@@ -192,6 +197,23 @@ case(
     sliding_window=0,
     chunk_size=None,
 )
+MistralAttnScale = add_note(
+    "MistralAttnScale",
+    "ConventionMismatch",
+    "Mistral's 'llama_4_scaling' (Ministral 3, Mistral 3 / Large 3, Mistral 4: beta, "
+    "original_max_position_embeddings) is 1 + beta ln(floor(p / F) + 1): Llama 4's staircase one "
+    "position later (p, not p + 1), and 1 at p = 0. Every Mistral implementation (HF "
+    "get_llama_4_attn_scale, vLLM _get_llama_4_scaling) reads it so: reading one as the other moves "
+    "every step by one position.",
+    "https://github.com/huggingface/transformers/blob/main/src/transformers/models/ministral3/modeling_ministral3.py",
+)
+BeamAttnScale = add_note(
+    "BeamAttnScale",
+    "ConventionMismatch",
+    "Beam's NoPE layers scale the queries by (1 + (p + 1) / 2048) ** 0.1 (a power law in the position, "
+    "no floor): a smooth curve from position 0, where Llama 4's staircase is exactly 1 below F.",
+    "https://github.com/huggingface/transformers/blob/main/src/transformers/models/beam/modeling_beam.py",
+)
 case(
     "llama4_attn_scale/defaults/boundaries",
     "Exactly 1 below 8191; steps at 8191, 16383, ...",
@@ -199,6 +221,7 @@ case(
     positions=I([0, 8190, 8191, 8192, 16382, 16383, 1_000_000, 2**24 + 1]),
     floor_scale=8192.0,
     attn_scale=0.1,
+    convention="llama4",
 )
 case(
     "llama4_attn_scale/custom/small-floor",
@@ -207,6 +230,7 @@ case(
     positions=I([[0, 3, 4], [7, 8, 100]]),
     floor_scale=4.0,
     attn_scale=0.2,
+    convention="llama4",
 )
 case(
     "llama4_attn_scale/invalid/negative",
@@ -216,6 +240,62 @@ case(
     positions=I([-1, 0]),
     floor_scale=8192.0,
     attn_scale=0.1,
+    convention="llama4",
+)
+case(
+    "llama4_attn_scale/mistral/ministral3-boundaries",
+    "Ministral 3 (F = 16384, beta 0.1): 1 through 16383, steps at 16384, 32768, ... (p, not p + 1).",
+    (MistralAttnScale, "NopeTemperature"),
+    positions=I([0, 1, 16382, 16383, 16384, 32767, 32768, 1_000_000, 2**24 + 1]),
+    floor_scale=16384.0,
+    attn_scale=0.1,
+    convention="mistral",
+)
+case(
+    "llama4_attn_scale/mistral/mistral4-batched",
+    "Mistral 4 (F = 8192): rows of decoding positions around the steps.",
+    (MistralAttnScale, "BatchedPositions"),
+    positions=I([[8190, 8191, 8192], [16383, 16384, 24576]]),
+    floor_scale=8192.0,
+    attn_scale=0.1,
+    convention="mistral",
+)
+case(
+    "llama4_attn_scale/mistral/small-floor",
+    "F = 4, beta 0.2: the staircase of small-floor, one position later.",
+    (MistralAttnScale,),
+    positions=I([[0, 3, 4], [7, 8, 100]]),
+    floor_scale=4.0,
+    attn_scale=0.2,
+    convention="mistral",
+)
+case(
+    "llama4_attn_scale/beam/f-2048",
+    "Beam (F = 2048, 0.1): (1 + (p + 1)/2048)**0.1 from position 0, smooth past 2047.",
+    (BeamAttnScale, "NopeTemperature"),
+    positions=I([0, 1, 2046, 2047, 2048, 100_000, 1_000_000, 2**24 + 1]),
+    floor_scale=2048.0,
+    attn_scale=0.1,
+    convention="beam",
+)
+case(
+    "llama4_attn_scale/beam/batched",
+    "Beam's power law on two rows of positions (a KV-cache block).",
+    (BeamAttnScale, "BatchedPositions"),
+    positions=I([[0, 5, 9], [4095, 4096, 65535]]),
+    floor_scale=2048.0,
+    attn_scale=0.1,
+    convention="beam",
+)
+case(
+    "llama4_attn_scale/invalid/convention",
+    "An unknown convention is refused, naming the parameter.",
+    (),
+    ("ValueError", "convention"),
+    positions=I([0, 1]),
+    floor_scale=8192.0,
+    attn_scale=0.1,
+    convention="mistral3",
 )
 _Q, _K, _V = _dyadic(41, (3, 4), denominator=32), _dyadic(42, (5, 4), denominator=32), _dyadic(43, (5, 3))
 _CAUSAL = [[k <= q + 2 for k in range(5)] for q in range(3)]

@@ -137,7 +137,10 @@ declare(
             "position_ids": ("positions", "int64 [C, L] or [C, B, L]"),
             "inv_freq": ("float", "float64 [F] (exact; not cast)"),
             "mrope_section": ("ints", "slots per component, summing to F"),
-            "section_order": ("string", "chunked (Qwen2/2.5-VL) | interleaved (Qwen3-VL)"),
+            "section_order": (
+                "string",
+                "chunked (Qwen2/2.5-VL, HunYuan-VL) | interleaved (Qwen3-VL) | ernie (Ernie 4.5 VL)",
+            ),
         },
         {"angles": "float"},
         _mrope_angles,
@@ -190,6 +193,23 @@ MropeSections = add_note(
     "Which id drives each frequency slot: contiguous mrope_section chunks (Qwen2/2.5-VL, HF "
     "apply_multimodal_rotary_pos_emb) or interleaved t, h, w (Qwen3-VL apply_interleaved_mrope, "
     "llama.cpp IMROPE); text tokens get the 1-D angles either way.",
+)
+MropeErnie = add_note(
+    "MropeErnie",
+    "ConventionMismatch",
+    "Ernie 4.5 VL: h and w take turns over the first 2n frequency slots (inv_freq re-ordered even | odd, "
+    "then h/w stacked and flattened), t the tail; HF's config lists the section as [h, w, t]. Read as "
+    "chunked or interleaved, every vision token's angles move to other frequencies.",
+    "https://github.com/huggingface/transformers/blob/main/src/transformers/models/ernie4_5_vl_moe/modeling_ernie4_5_vl_moe.py",
+)
+MropeXdrope = add_note(
+    "MropeXdrope",
+    "ConventionMismatch",
+    "HunYuan-VL's XD-RoPE: four components (sequence, w, h, t) in chunks of xdrope_section, the same "
+    "component for both channels of a rotated pair (Tencent's xdrope_section * 2 is list repetition; "
+    "vLLM XDRotaryEmbedding). HF 5.24 doubles each section instead, so a pair's two halves read "
+    "different components.",
+    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/rotary_embedding/xdrope.py",
 )
 
 # --- xpos_scale ------------------------------------------------------------------------------------
@@ -428,6 +448,75 @@ for _id, _why, _ids, _inv, _section, _order in [
         mrope_section=_section,
         section_order=_order,
     )
+_ERNIE = _freqs(128, 5.0e5)[0]
+_HUNYUAN = _freqs(128, 1.0e4)[0]
+_XD_IDS = [list(range(len(_IDS[0]))), *_IDS[::-1]]  # (sequence, w, h, t): Tencent's row order
+for _id, _why, _flags, _ids, _inv, _section, _order in [
+    (
+        "ernie-4.5-vl",
+        "Ernie 4.5 VL: [t, h, w] = [20, 22, 22] (HF's [22, 22, 20]), d = 128, b = 5e5.",
+        (MropeErnie, MropeSections),
+        _IDS,
+        _ERNIE,
+        [20, 22, 22],
+        "ernie",
+    ),
+    (
+        "ernie-batched",
+        "ids [3, 2, L], [t, h, w] = [2, 1, 1]: slots h, w, t, t.",
+        (MropeErnie, "BatchedPositions"),
+        _BATCHED,
+        _SMALL,
+        [2, 1, 1],
+        "ernie",
+    ),
+    (
+        "ernie-text-is-1d",
+        "Ernie, text tokens only: the 1-D angles p * omega.",
+        (MropeErnie,),
+        _TEXT_IDS,
+        _SMALL,
+        [2, 1, 1],
+        "ernie",
+    ),
+    (
+        "chunked-hunyuan-xdrope",
+        "HunYuan-VL XD-RoPE: four components (sequence, w, h, t), xdrope_section [16, 16, 16, 16].",
+        (MropeXdrope, MropeSections),
+        _XD_IDS,
+        _HUNYUAN,
+        [16, 16, 16, 16],
+        "chunked",
+    ),
+    (
+        "chunked-xdrope-small",
+        "Four components, sections [1, 1, 1, 1] over 4 slots: one slot each.",
+        (MropeXdrope,),
+        [[0, 1, 2, 3], [0, 1, 0, 1], [0, 0, 1, 1], [0, 0, 0, 0]],
+        _SMALL,
+        [1, 1, 1, 1],
+        "chunked",
+    ),
+]:
+    case(
+        f"mrope_angles/{_id}",
+        _why,
+        _flags,
+        position_ids=I(_ids),
+        inv_freq=F(_inv),
+        mrope_section=_section,
+        section_order=_order,
+    )
+case(
+    "mrope_angles/invalid-ernie-unequal-hw",
+    "Ernie's order needs the same slot count for h and w: [2, 2, 0] is refused.",
+    (),
+    ("ValueError", "mrope_section"),
+    position_ids=I(_TEXT_IDS),
+    inv_freq=F(_SMALL),
+    mrope_section=[2, 2, 0],
+    section_order="ernie",
+)
 case(
     "mrope_angles/invalid-section-sum",
     "mrope_section [2, 1, 2] sums to 5, not len(inv_freq) = 4.",
