@@ -22,8 +22,13 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 VENVS="$REPO/.matrix-venvs"
 VALIDATE_ONLY=0
 SAMPLE_ONLY=0
-# the zoo's families CI re-checks: one per kind of family column (the default column is above)
-ZOO_SAMPLE="transformers:gptj transformers:donut transformers:mpt"
+# the zoo's families CI re-checks: one per kind of family column (the default column is above): a
+# RoPE copy, a layer-type RoPE (YaRN truncate bug), NanoChat's -theta, a Qwen2-VL vision tower,
+# SAM's Fourier copy, SpeechT5's Shaw, a Conformer's relative attention, SEW-D's DeBERTa, LayoutLMv3's
+# 2-D buckets, Falcon's bf16 ALiBi, HunYuan-VL's XD-RoPE, a Marian copy and a learned table
+ZOO_SAMPLE="transformers:mistral transformers:gemma3 transformers:nanochat transformers:glm4v \
+transformers:sam3_tracker transformers:speecht5 transformers:wav2vec2_conformer transformers:sew_d \
+transformers:layoutlmv3 transformers:falcon transformers:hunyuan_vl transformers:pegasus"
 LIBRARIES=()
 while [ "$#" -gt 0 ]; do
     case "$1" in

@@ -51,6 +51,12 @@ def _sinusoidal_freqs(dim: int, convention: str, options: dict[str, Any], dtype:
 def sinusoidal(positions: Any, dim: int, *, convention: str, options: dict[str, Any], dtype: str) -> Any:
     f = _f(dtype)
     pos = np.asarray(positions)
+    if convention == "patchtst":  # PatchTST: the vaswani table of every row, standardised (torch.std)
+        table = sinusoidal(
+            np.arange(options["num_positions"]), dim, convention="vaswani", options={}, dtype=dtype
+        )
+        table = (table - table.mean()) / (table.std(ddof=1) * f(10))
+        return table[pos].astype(dtype)
     if convention == "fairseq":
         pad = int(options.get("padding_idx", 1))
         rows = pos + pad + 1
@@ -67,7 +73,8 @@ def sinusoidal(positions: Any, dim: int, *, convention: str, options: dict[str, 
         scale = f(options["scale"]) if options.get("scale") is not None else f(math.sqrt(2.0 / dim))
         out = np.concatenate([c, s] if options.get("cos_first") else [s, c], axis=-1) * scale
     else:
-        out = np.concatenate([s, c, np.zeros((*pos.shape, dim % 2), dtype=dtype)], axis=-1)
+        first = [c, s] if options.get("cos_first") else [s, c]  # MusicGen: [cos | sin]
+        out = np.concatenate([*first, np.zeros((*pos.shape, dim % 2), dtype=dtype)], axis=-1)
         if convention == "fairseq":
             out = np.where(padded[..., None], f(0), out)
     return out.astype(dtype)
