@@ -139,7 +139,24 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   (even ``dim``) from ``Florence2VisionPositionalEmbeddingCosine1D.forward``; variant
   ``speecht5`` also ``vaswani`` from ``SpeechT5ScaledPositionalEncoding.forward`` of
   zeros (``alpha = 1``, its initial value).  These two are float32 torch products
-  (class ``product``, not XLM's ``exact``).
+  (class ``product``, not XLM's ``exact``).  ``videomae``: ``vaswani`` (any ``dim``) from
+  ``get_sinusoid_encoding_table(n, d)`` (float64 NumPy, like XLM's).  ``marian`` from the
+  float32 torch code (class ``product``) of ``ctrl`` (``positional_encoding(n, d,
+  float32)``: ``sin`` of the even, ``cos`` of the odd angle columns, so any ``dim``),
+  ``canary`` (``CanaryPositionalEmbedding(n, d).compute_default_singular_positional_embedding()``,
+  NeMo's timescales ``10000**((d-2)/d)`` over ``d/2 - 1`` steps: Marian's frequencies;
+  ``forward`` divides the rows by ``sqrt(d)``, a scale outside this mapping; odd ``d`` is
+  its ValueError) and ``zoedepth`` (``ZoeDepthPatchTransformerEncoder(config).
+  positional_encoding_1d(1, n, d)``; even ``dim``: an odd one gives ``d + 1`` columns).
+  ``tensor2tensor`` from ``pegasus_x`` (``PegasusXSinusoidalPositionalEmbedding(d,
+  max_scale).forward(zeros [1, N, d], position_ids=[N, 1])``: the fairseq frequencies
+  without fairseq's offset, i.e. t2t's; even ``dim``, an odd one raises a broadcast
+  RuntimeError), ``fun_asr_nano`` (``FunAsrNanoPositionEmbedding(n, d, max_timescale).
+  compute_default_singular_positional_embedding()``, Whisper's copy; ``forward`` reads
+  rows from 1, FunASR's count from one) and ``timesfm`` (``TimesFmPositionalEmbedding(
+  TimesFmConfig(hidden_size=d, min_timescale, max_timescale)).forward(position=[1, N])``,
+  both timescales; an odd ``d`` pads the sequence axis, a reproduced bug).
+  :data:`SINUSOID_NOT_RUN` says why ``timesfm2_5``'s copy has no column.
 * ``shaw_index``, ``shaw_table_rows`` (variants only; no Shaw code in the default
   column): ``speecht5`` -> ``SpeechT5RelativePositionalEncoding.forward`` with
   ``pe_k`` row ``r`` holding ``r`` (the gathered rows are the index);
@@ -335,7 +352,7 @@ from typing import Any
 
 import numpy as np
 
-from ._transformers_rope_families import ROPE_FAMILIES, RopeFamily
+from ._transformers_rope_families import ROPE_FAMILIES, ROPE_NOT_RUN, RopeFamily
 from .base import Adapter, Capabilities, Unsupported
 
 __all__ = ["ADAPTERS", "DEFAULT_FAMILIES", "NOT_RUN", "TransformersAdapter", "missing"]
@@ -360,6 +377,15 @@ _SINUSOID_SOURCES = {
     "patchtst_source": "patchtst",
 }
 
+#: Families with a sinusoid table no column runs -> why (the zoo page shows it, ``NOT_RUN``).
+SINUSOID_NOT_RUN = {
+    "timesfm2_5": (
+        "TimesFm2_5PositionalEmbedding is an unused copy of TimesFM's (TimesFM 2.5 positions with "
+        "RoPE; TimesFm2_5Config has no min_timescale / max_timescale, so the class cannot be built "
+        "from its config); the code is TimesFM's, run by transformers:timesfm"
+    ),
+}
+
 #: ``marian_source`` -> the family's verbatim copy of ``MarianSinusoidalPositionalEmbedding``.
 _MARIAN_CLASS = {
     "marian": "MarianSinusoidalPositionalEmbedding",
@@ -369,6 +395,10 @@ _MARIAN_CLASS = {
     "time_series_transformer": "TimeSeriesSinusoidalPositionalEmbedding",
     "roformer": "RoFormerSinusoidalPositionalEmbedding",
 }
+
+#: ``marian_source`` values whose Marian table is float32 torch code of the family's own (not a
+#: copy of Marian's float64 ``create_weight``): class ``product``.
+_TORCH_MARIAN = ("ctrl", "canary", "zoedepth")
 
 #: ``fairseq_source`` -> (module directory, class) of the family's copy of fairseq's ``get_embedding``.
 _FAIRSEQ_CLASS = {
@@ -1797,12 +1827,17 @@ class TransformersAdapter(Adapter):
                 Florence2Config(vision_config=vision)
             )
             table = module(self.torch.zeros(1, rows, dim))
+        elif source == "videomae":  # get_sinusoid_encoding_table: float64 NumPy, [1, n, d] float32
+            _check_table(rows, dim, "python", "VideoMAE's get_sinusoid_encoding_table")
+            table = _module("videomae").get_sinusoid_encoding_table(rows, dim)[0]
         else:  # XLM, FlauBERT, DistilBERT: create_sinusoidal_embeddings, float64 NumPy
             _check_table(rows, dim, "python", f"{source}'s create_sinusoidal_embeddings")
             table = _module(source).create_sinusoidal_embeddings(rows, dim, self.torch.empty(rows, dim))
         return self._lookup(table, positions)
 
     def _marian(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        if self.marian_source in _TORCH_MARIAN:
+            return self._torch_marian(positions, dim, options)
         name = _MARIAN_CLASS[self.marian_source]
         _options("marian", options, ("base",), name)
         rows = _nonnegative(positions, f"{name}'s table")
@@ -1810,6 +1845,34 @@ class TransformersAdapter(Adapter):
         module = getattr(_module(self.marian_source), name)(rows, dim)
         module.weight.copy_(module.create_weight())
         return module(self.torch.Size(positions.shape), position_ids=self._t(positions))
+
+    def _torch_marian(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        """CTRL's, Canary's and ZoeDepth's own float32 ``[sin | cos]`` of ``10000**(-2k/d)``."""
+        source = self.marian_source
+        _options("marian", options, ("base",), f"{source}'s table")
+        rows = _nonnegative(positions, f"{source}'s table")
+        _check_table(rows, dim, "torch", f"{source}'s table")
+        if source == "ctrl":  # sin of angle columns 0::2 (ceil(d/2)), cos of 1::2 (floor(d/2))
+            table = _module("ctrl").positional_encoding(rows, dim, self.torch.float32)
+        elif source == "canary":
+            if dim % 2:
+                msg = f"CanaryPositionalEmbedding rejects odd channels by design (ValueError); got dim={dim}"
+                raise Unsupported(msg)
+            # the table forward reads (forward divides it by sqrt(channels), NeMo's scale)
+            module = _module("canary").CanaryPositionalEmbedding(rows, dim)
+            table = module.compute_default_singular_positional_embedding()
+        else:  # zoedepth
+            from transformers import ZoeDepthConfig
+
+            if dim % 2:
+                msg = f"ZoeDepth's positional_encoding_1d gives 2 * ceil(d / 2) = {dim + 1} columns"
+                raise Unsupported(msg)
+            config = ZoeDepthConfig(
+                bottleneck_features=1, patch_transformer_hidden_size=dim, num_patch_transformer_layers=0
+            )
+            encoder = _module("zoedepth").ZoeDepthPatchTransformerEncoder(config)
+            table = encoder.positional_encoding_1d(1, rows, dim)[0]
+        return self._lookup(table, positions)
 
     def _fairseq(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
         padding_idx = _options("fairseq", options, (), "fairseq")["padding_idx"]
@@ -1825,6 +1888,8 @@ class TransformersAdapter(Adapter):
         source = self.t2t_source
         if source in ("musicgen", "musicgen_melody"):
             return self._musicgen(positions, dim, options)
+        if source in ("pegasus_x", "timesfm"):
+            return self._t2t_at(positions, dim, options)
         merged = _options("tensor2tensor", options, ("min_timescale", "cos_first"), f"{source}'s sinusoids")
         if dim % 2:
             msg = f"{source}'s sinusoids reject odd channels by design (ValueError); got dim={dim}"
@@ -1833,12 +1898,45 @@ class TransformersAdapter(Adapter):
         _check_table(rows, dim, "torch", f"{source}'s sinusoids")
         if source == "whisper":
             table = _module("whisper").sinusoids(rows, dim, max_timescale=merged["max_timescale"])
+        elif source == "fun_asr_nano":  # the table forward reads from row 1 (FunASR counts from one)
+            module = _module(source).FunAsrNanoPositionEmbedding(
+                rows, dim, max_timescale=merged["max_timescale"]
+            )
+            table = module.compute_default_singular_positional_embedding()
         else:  # Qwen2.5-Omni, Qwen3-Omni-MoE, Qwen3-ASR: SinusoidsPositionEmbedding.forward(seqlen)
             module = _module(source).SinusoidsPositionEmbedding(
                 rows, dim, max_timescale=merged["max_timescale"]
             )
             table = module(rows)
         return self._lookup(table, positions)
+
+    def _t2t_at(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
+        """PegasusX's and TimesFM's tables, computed at the positions themselves (no table rows)."""
+        source = self.t2t_source
+        flat = self._t(positions.reshape(-1))
+        if source == "pegasus_x":
+            merged = _options("tensor2tensor", options, ("min_timescale", "cos_first"), "PegasusX's table")
+            if dim % 2:
+                msg = f"PegasusX fills pe[:, d // 2:] with d // 2 cosines: odd dim {dim} raises RuntimeError"
+                raise Unsupported(msg)
+            module = _module(source).PegasusXSinusoidalPositionalEmbedding(
+                dim, max_scale=merged["max_timescale"]
+            )
+            zeros = self.torch.zeros(1, flat.numel(), dim)
+            out = module(zeros, position_ids=flat[:, None])[0]
+        else:  # TimesFM: both timescales from its config; position [1, N] (2-D, as forward requires)
+            from transformers import TimesFmConfig
+
+            merged = _options("tensor2tensor", options, ("cos_first",), "TimesFM's table")
+            timescales = {name: merged[name] for name in ("min_timescale", "max_timescale")}
+            if any(float(v) != int(v) for v in timescales.values()):
+                msg = f"TimesFmConfig takes integer timescales (strict int fields); got {timescales}"
+                raise Unsupported(msg)
+            config = TimesFmConfig(hidden_size=dim, **{name: int(v) for name, v in timescales.items()})
+            out = _module(source).TimesFmPositionalEmbedding(config)(position=flat[None, :])[0]
+            if out.shape[0] != flat.numel():  # odd dim: F.pad appends a row (a reproduced bug): as given
+                return out
+        return out.reshape(*positions.shape, out.shape[-1])
 
     def _musicgen(self, positions: np.ndarray, dim: int, options: dict[str, Any]) -> Any:
         merged = _options(
@@ -3535,6 +3633,8 @@ def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
         changes["sinusoidal_conventions"] = conventions
         if sources.get("xlm_source") in _TORCH_VASWANI:
             changes["phase"] = {"default": "product", "sinusoidal:marian": "exact"}
+        if sources.get("marian_source") in _TORCH_MARIAN:
+            changes["phase"] = {"default": "product", "sinusoidal:vaswani": "exact"}
     if "shaw_source" in sources:
         changes["shaw_conventions"] = (_SHAW_CONVENTION[sources["shaw_source"]],)
         # the speech models take max_distance as config values: a bad one is no error of theirs to raise
@@ -3808,6 +3908,33 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
             ("roformer", "RoFormer"),
         )
     ),
+    ("videomae", "VideoMAE's vaswani table (get_sinusoid_encoding_table).", {"xlm_source": "videomae"}),
+    ("ctrl", "CTRL's positional_encoding: the marian table in float32 torch.", {"marian_source": "ctrl"}),
+    (
+        "canary",
+        "Canary's NeMo table (CanaryPositionalEmbedding): marian frequencies, before its 1/sqrt(d) scale.",
+        {"marian_source": "canary"},
+    ),
+    (
+        "zoedepth",
+        "ZoeDepth's patch-transformer positional_encoding_1d: the marian table (even dim).",
+        {"marian_source": "zoedepth"},
+    ),
+    (
+        "pegasus_x",
+        "PegasusX's [sin | cos] of 10000**(-k/(n-1)): the tensor2tensor table at any position.",
+        {"t2t_source": "pegasus_x"},
+    ),
+    (
+        "fun_asr_nano",
+        "Fun-ASR-Nano's copy of Whisper's tensor2tensor table (FunAsrNanoPositionEmbedding).",
+        {"t2t_source": "fun_asr_nano"},
+    ),
+    (
+        "timesfm",
+        "TimesFM's tensor2tensor timing signal (TimesFmPositionalEmbedding; both timescales).",
+        {"t2t_source": "timesfm"},
+    ),
     *(
         (name, f"The vaswani table from {family}'s create_sinusoidal_embeddings.", {"xlm_source": name})
         for name, family in (("flaubert", "FlauBERT"), ("distilbert", "DistilBERT"))
@@ -3943,7 +4070,7 @@ DEFAULT_FAMILIES: dict[str, tuple[str, ...]] = {
 
 #: Scheme class (the zoo's, ``docs/matrix/zoo_families.csv``) -> {family: why no column of this
 #: adapter runs that scheme of that family}; the zoo page shows each reason.
-NOT_RUN: dict[str, dict[str, str]] = {}
+NOT_RUN: dict[str, dict[str, str]] = {"rope": ROPE_NOT_RUN, "sinusoidal": SINUSOID_NOT_RUN}
 mpt, m2m_100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m_100", "fsmt", "gptj"))
 conditional_detr, dab_detr, grounding_dino = (
     ADAPTERS[name] for name in ("conditional_detr", "dab_detr", "grounding_dino")
