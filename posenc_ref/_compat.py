@@ -37,6 +37,7 @@ __all__ = [
     "astype",
     "broadcast_against",
     "clip",
+    "count_true",
     "compute_dtype",
     "computes_with",
     "default_namespace",
@@ -425,6 +426,16 @@ def take_table(table: Any, index: Any, *, xp: Any) -> Any:
     else:
         flat = xp.take(table, flat_index, axis=table.ndim - 1)
     return xp.reshape(flat, (*table.shape[:-1], *index.shape))
+
+
+def count_true(mask: Any, *, axis: int, dtype: Any, xp: Any) -> Any:
+    """How many elements of the boolean ``mask`` are true along ``axis``, in ``dtype``: the array
+    API's ``sum(..., dtype=)`` (a device without 64-bit integers refuses the default int64
+    accumulator), MLX's ``sum`` of the cast (it takes no ``dtype`` and keeps the input's)."""
+    ones = astype(mask, dtype, xp=xp)
+    if is_mlx_namespace(xp):
+        return xp.sum(ones, axis=axis)
+    return xp.sum(ones, axis=axis, dtype=dtype)
 
 
 def clip(x: Any, lo: int | float, hi: int | float, *, xp: Any) -> Any:

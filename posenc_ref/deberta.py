@@ -75,7 +75,7 @@ def _check_config(
     if 0 < buckets < 2:
         raise value_error("position_buckets", "<= 0 (no buckets) or >= 2", buckets)
     if buckets >= 2 and top - 1 <= buckets // 2:
-        rule = f"> position_buckets // 2 + 1 = {buckets // 2 + 1} (ln((M - 1) / mid) must be positive)"
+        rule = f"> position_buckets // 2 + 1 = {buckets // 2 + 1} (so that ln((M - 1) / mid) is positive)"
         raise value_error(
             "max_relative_positions", rule, top, hint="HF divides by zero or inverts the buckets"
         )

@@ -325,7 +325,7 @@ def t5_udop_bias(
     horizontal = _buckets(scaled((bbox[..., 0] + bbox[..., 2]) / 2), nb2, max_distance_2d, True, xp)
     vertical = _buckets(scaled((bbox[..., 1] + bbox[..., 3]) / 2), nb2, max_distance_2d, True, xp)
     if prefix_buckets:
-        count = xp.sum(_compat.astype(bbox[..., 1] < 0, index, xp=xp), axis=-1)[..., None, None]
+        count = _compat.count_true(bbox[..., 1] < 0, axis=-1, dtype=index, xp=xp)[..., None, None]
         idx = _compat.arange(bbox.shape[-2], xp=xp, dtype=index, device=device)
         q_prefix, k_prefix = idx[:, None] < count, idx[None, :] < count  # [..., L, 1], [..., 1, L]
         to_text, to_prefix = q_prefix & ~k_prefix, ~q_prefix & k_prefix

@@ -379,6 +379,13 @@ def shaw_index(relative: Any, *, max_distance: Any, convention: str) -> Any:
     rel = np.asarray(relative)
     if convention == "bert":
         return -rel + max_distance - 1
+    if convention == "speecht5":  # query minus key, clipped to [-L, L - 1]
+        return np.clip(-rel, -max_distance, max_distance - 1) + max_distance
+    if convention == "vits":  # inside the window r + w, outside the zero row 2w + 1
+        return np.where(np.abs(rel) <= max_distance, rel + max_distance, 2 * max_distance + 1)
+    if convention == "granite_speech":  # (context c, table half-width M): clip(-r, -c, c) + M
+        context, half = max_distance
+        return np.clip(-rel, -context, context) + half
     left, right = (max_distance, max_distance) if isinstance(max_distance, int) else max_distance
     return np.clip(rel, -left, right) + left
 
@@ -386,6 +393,10 @@ def shaw_index(relative: Any, *, max_distance: Any, convention: str) -> Any:
 def shaw_table_rows(max_distance: Any, *, convention: str) -> int:
     if convention == "bert":
         return 2 * max_distance - 1
+    if convention in ("speecht5", "vits"):
+        return 2 * max_distance + (0 if convention == "speecht5" else 2)
+    if convention == "granite_speech":
+        return 2 * max_distance[1] + 1
     left, right = (max_distance, max_distance) if isinstance(max_distance, int) else max_distance
     return left + right + 1
 
