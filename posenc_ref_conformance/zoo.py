@@ -227,8 +227,8 @@ def family_rows(
     "statuses", "selectors", "causes", "run", "not_run", "installed", "classified"}``:
     ``statuses`` is column -> {result id: status} of every compared result of the family's
     ``selectors`` (what CI re-checks, :func:`differences`), ``causes`` one
-    per classification entry explaining a failure (``class``, ``note``, ``repro``, ``results``:
-    how many, ``columns``), ``run`` the scheme classes compared (``functions``: each one's
+    per classification entry explaining a failure (``match``, ``class``, ``note``, ``repro``,
+    ``issue``, ``results``: how many, ``columns``), ``run`` the scheme classes compared (``functions``: each one's
     canonical functions compared), ``not_run`` ``{scheme: reason}``.
     """
     by_column = {column_id(r): r for r in reports}
@@ -253,7 +253,7 @@ def family_rows(
                 if r["status"] in ("fail", "xfail"):
                     cause = _cause(entries, r["resultId"])
                     failures.append((r, cause))
-                    key = (cause["class"], cause["note"], cause.get("repro", ""))
+                    key = (cause["class"], cause["note"], cause.get("repro", ""), cause.get("match", ""))
                     causes.setdefault(key, {**cause, "results": 0, "columns": set()})
                     causes[key]["results"] += 1
                     causes[key]["columns"].add(column)
@@ -306,7 +306,7 @@ def _cause(entries: Sequence[dict[str, str]], result_id: str) -> dict[str, str]:
     entry = _classify(entries, result_id)
     if entry is None:
         return {"class": "unexplained", "note": f"no classification entry explains {result_id}"}
-    return {k: entry[k] for k in ("class", "note", "repro") if k in entry}
+    return {k: entry[k] for k in ("match", "class", "note", "repro", "issue") if k in entry}
 
 
 def _default_reason(scheme: str, columns: Sequence[str]) -> str:

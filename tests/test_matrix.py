@@ -115,7 +115,13 @@ def test_committed_matrix_is_valid_and_fully_classified(committed: dict) -> None
     assert all(c["adapter"] and c["verdict"] for c in committed["columns"])
 
 
+def _zoo_causes() -> list[dict]:
+    zoo = json.loads((ROOT / "docs" / "matrix" / "zoo.json").read_text(encoding="utf-8"))
+    return [cause for row in zoo["families"] for cause in row["causes"]]
+
+
 def test_committed_classification_loads_and_is_used(committed: dict) -> None:
+    """Every entry explains a failure of the matrix or of the zoo (a family's own column)."""
     classification = load_classification(ROOT / "docs" / "matrix" / "classification.json")
     used = {
         (cell["class"]["match"], cell["class"]["note"])
@@ -123,6 +129,7 @@ def test_committed_classification_loads_and_is_used(committed: dict) -> None:
         for cell in cells.values()
         if "class" in cell
     }
+    used |= {(cause["match"], cause["note"]) for cause in _zoo_causes() if "match" in cause}
     unused = [
         f"{column}: {entry['match']}"
         for column, entries in classification.items()
@@ -139,6 +146,7 @@ def test_every_bug_has_a_standalone_reproduction(committed: dict) -> None:
         for cell in cells.values()
         if cell.get("class", {}).get("class") == "bug"
     }
+    repros |= {cause["repro"] for cause in _zoo_causes() if cause["class"] == "bug"}
     assert repros
     for repro in sorted(repros):
         source = (ROOT / "docs" / repro).read_text(encoding="utf-8")
