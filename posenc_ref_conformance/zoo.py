@@ -228,8 +228,8 @@ def family_rows(
     ``statuses`` is column -> {result id: status} of every compared result of the family's
     ``selectors`` (what CI re-checks, :func:`differences`), ``causes`` one
     per classification entry explaining a failure (``match``, ``class``, ``note``, ``repro``,
-    ``issue``, ``results``: how many, ``columns``), ``run`` the scheme classes compared (``functions``: each one's
-    canonical functions compared), ``not_run`` ``{scheme: reason}``.
+    ``issue``, ``results``: how many, ``columns``), ``run`` the scheme classes compared
+    (``functions``: each one's canonical functions compared), ``not_run`` ``{scheme: reason}``.
     """
     by_column = {column_id(r): r for r in reports}
     rows = []
