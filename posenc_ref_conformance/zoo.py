@@ -421,6 +421,11 @@ def render_html(zoo: dict[str, Any], *, repro_base: str = "") -> str:
                 if k.get("repro")
                 else ""
             )
+            + (
+                f"<details><summary>upstream issue text</summary>{e(k['issue'])}</details>"
+                if k.get("issue")
+                else ""
+            )
             + "</li>"
             for k in row["causes"]
         )
