@@ -173,6 +173,17 @@ Coverage, canonical function -> transformers code path (read at 5.24):
   ``[n, n]`` self-attention index.  The logits and value terms are inline products
   in the models' ``forward`` before a softmax: not mapped.
 * ``learned`` (offset ``opt``): ``OPTLearnedPositionalEmbedding.forward``.
+* The learned zoo (``_transformers_learned_families``, one row and variant per family; the default
+  column's ``opt``, ``roberta`` and vision paths are rows of it): ``learned`` runs the family's own
+  ``*Embeddings(config).forward`` (BERT style: every parameter zeroed, its LayerNorms replaced by an
+  identity ``nn.Linear``, the case's table in its position ``nn.Embedding``), its
+  ``*LearnedPositionalEmbedding(n, d).forward`` (BART, OPT) or its model's ``forward`` ->
+  ``hidden_states[0]`` (GPT-2's ``wpe``, XLM); positions the family numbers itself (a range from
+  ``cache_length``, fairseq's count of a padded batch, OPT's attention-mask count) go in as input ids /
+  mask and cache length, any others as ``position_ids`` (skipped where ``forward`` takes none).
+  ``token_positions``: the family's copy of ``create_position_ids_from_input_ids``.
+  ``patch_grid_resize``: the family's ``interpolate_pos_encoding``, only for its own prefix rows,
+  mode and antialias (float32 where it resizes in float32).
 * ``causal_mask``: ``masking_utils.causal_mask_function``,
   ``sliding_window_causal_mask_function``, ``chunked_causal_mask_function``.
 * ``attention``: ``llama.eager_attention_forward`` with the mask made by
@@ -347,11 +358,13 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import math
 from typing import Any
 
 import numpy as np
 
+from ._transformers_learned_families import LEARNED_FAMILIES, LEARNED_NOT_RUN, LearnedFamily
 from ._transformers_rope_families import ROPE_FAMILIES, ROPE_NOT_RUN, RopeFamily
 from .base import Adapter, Capabilities, Unsupported
 
@@ -684,6 +697,11 @@ class TransformersAdapter(Adapter):
     gated_source: str | None = None
     stream_source: str | None = None
     segment_source: str | None = None
+    #: Rows of the learned zoo (``_transformers_learned_families``); ``patch_source`` "" is the row
+    #: ``_patch_source`` picks by the case's options (the default column), a family name fixes it.
+    learned_source = "opt"
+    token_positions_source = "roberta"
+    patch_source = ""
     capabilities = Capabilities(
         functions=None,  # the methods below; the rest of the protocol is not in HF
         # HF builds its tables in float32 even in a float64 model; apply_rope and learned follow x's dtype
@@ -726,7 +744,8 @@ class TransformersAdapter(Adapter):
             "rope_from_base": ["KeyError", "StrictDataclassClassValidationError", "RuntimeError"],
             # ZeroDivisionError: dim 2 or 3 (fairseq); IndexError: a row before 0; RuntimeError: float ids
             "sinusoidal": ["ZeroDivisionError", "IndexError", "RuntimeError"],
-            "learned": ["IndexError"],  # nn.Embedding past the table
+            # IndexError: nn.Embedding past the table; RuntimeError: BERT's token-type gather at those ids
+            "learned": ["IndexError", "RuntimeError"],
             # IndexError: LayoutLM's "coordinate values should be within 0-1000 range" (and bbox[:, :, 3] of a
             # [..., 3] box); RuntimeError: float boxes (nn.Embedding's index dtype)
             "bbox_embedding": ["IndexError", "RuntimeError"],
@@ -891,6 +910,9 @@ class TransformersAdapter(Adapter):
                 or self.segment_source,
                 "attn_scale": self.attn_scale_source,
                 "mrope": self.mrope_source,
+                "learned": self.learned_source,
+                "token_positions": self.token_positions_source,
+                "patch": self.patch_source,
             },
         }
 
@@ -1991,30 +2013,172 @@ class TransformersAdapter(Adapter):
         table = module.eval()(zeros)[0, 0]  # patch_input + position_enc
         return self._lookup(table, positions)
 
-    def learned(self, table: Any, positions: Any, *, offset: str, padding_idx: int | None) -> Any:
-        from transformers.models.opt.modeling_opt import OPTLearnedPositionalEmbedding
+    # --- the learned zoo: one code path for every row of ``_transformers_learned_families`` ----------------
 
-        if offset != "opt" or padding_idx is not None:
-            msg = f"OPT's learned embedding has offset 2 and no padding_idx; got {offset=}, {padding_idx=}"
+    def _learned_row(self, source: str, function: str) -> LearnedFamily:
+        row = LEARNED_FAMILIES[source]
+        if function not in row.functions():
+            msg = f"{source}'s code has no {function}"
             raise Unsupported(msg)
-        table = self._t(table)
-        module = OPTLearnedPositionalEmbedding(table.shape[0] - 2, table.shape[1]).to(table.dtype)
-        module.load_state_dict({"weight": table})
+        return row
+
+    def _config_class(self, family: str, row: LearnedFamily, name: str) -> Any:
+        """``name`` from the family's module, the package, or its ``configuration_<family>``."""
+        for where in (
+            row.module_path(family),
+            "transformers",
+            f"transformers.models.{family}.configuration_{family}",
+        ):
+            found = getattr(importlib.import_module(where), name, None)
+            if found is not None:
+                return found
+        msg = f"no config class {name} for {family}"
+        raise LookupError(msg)
+
+    def _learned_module(self, family: str, row: LearnedFamily, values: Any, padding_idx: int | None) -> Any:
+        """The family's ``row.learned`` module whose ``row.table`` holds ``values``; every other parameter
+        zeroed, the ``row.identity`` modules replaced by an identity ``nn.Linear`` (public attribute
+        assignment)."""
+        torch = self.torch
+        cls = getattr(importlib.import_module(row.module_path(family)), row.learned)
+        rows, dim = values.shape
+
+        def build(n: int) -> Any:
+            if row.kind == "positional":
+                return cls(n, dim)
+            pad = {} if padding_idx is None else {"pad_token_id": padding_idx}
+            config_class = self._config_class(family, row, row.config)
+            config = config_class(
+                **dict.fromkeys(row.dim_keys, dim), **{row.rows_key: n}, **row.kwargs, **pad
+            )
+            return cls(config)
+
+        module = build(rows)
+        extra = self._attr(module, row.table).weight.shape[0] - rows  # BART's + 2, MRA's max + 2
+        if extra:
+            if rows - extra < 1:
+                msg = f"{family}'s table has {extra} rows beyond its positions; got {rows} rows"
+                raise Unsupported(msg)
+            module = build(rows - extra)
+        module = module.to(values.dtype).eval()
+        with torch.no_grad():
+            for parameter in module.parameters():
+                parameter.zero_()
+            for (
+                name
+            ) in row.identity:  # an identity Linear: it has the .weight some forwards read the dtype of
+                identity = torch.nn.Linear(dim, dim, dtype=values.dtype)
+                identity.weight.copy_(torch.eye(dim, dtype=values.dtype))
+                identity.bias.zero_()
+                parent, _, leaf = name.rpartition(".")
+                setattr(self._attr(module, parent), leaf, identity)
+            self._attr(module, row.table).weight.copy_(values)
+        return module
+
+    @staticmethod
+    def _attr(module: Any, path: str) -> Any:
+        for name in filter(None, path.split(".")):
+            module = getattr(module, name)
+        return module
+
+    def _learned_call(self, row: LearnedFamily, module: Any, ids: np.ndarray, shift: int, pad: int) -> dict:
+        """The forward arguments that make the family number ``ids`` ([B, L] positions) itself when it
+        can (a range from the cache offset, or fairseq's numbering of real tokens), else hand them over
+        as ``position_ids``."""
+        torch = self.torch
+        params = inspect.signature(module.forward).parameters
+        first = next(iter(params))
+        cache = next((k for k in ("cache_length", "past_key_values_length") if k in params), None)
+        batch, length = ids.shape
+        real = ids >= 0
+        counted = np.cumsum(real, axis=1) - 1
+        starts = set((ids - counted)[real].tolist()) or {0}
+        arange = np.arange(length)
+        own = None
+        if row.offset == "roberta" or first == "attention_mask":  # numbers real tokens: pads are -1
+            if len(starts) == 1 and (ids == np.where(real, counted + min(starts), -1)).all():
+                own = min(starts)
+        elif length and (ids == ids[:, :1] + arange).all() and len(set(ids[:, 0].tolist())) == 1:
+            own = int(ids[0, 0])
+        kwargs: dict[str, Any] = {}
+        if "token_type_ids" in params:  # zeros, as the models' default (LXMERT's and LUKE's default crashes)
+            kwargs["token_type_ids"] = self._t(np.zeros((batch, length), np.int64))
+        if (
+            own is not None
+            and own >= 0
+            and (own == 0 or cache)
+            and (own + length + shift) <= self._rows(module, row)
+        ):
+            kwargs.update({cache: own} if own else {})
+            if first == "attention_mask":
+                mask = np.concatenate([np.ones((batch, own), dtype=np.int64), real.astype(np.int64)], axis=1)
+                return {first: self._t(mask), **kwargs}
+            if first == "input_ids_shape":
+                return {first: torch.Size((batch, length)), **kwargs}
+            token = pad + 1 if row.offset == "roberta" else 3  # a token no family pads or masks (XLM pads 2)
+            return {first: self._t(np.where(real, token, pad).astype(np.int64)), **kwargs}
+        if "position_ids" not in params:
+            msg = (
+                f"{row.learned}.forward takes no position_ids and numbers tokens itself from the cache offset"
+            )
+            raise Unsupported(msg)
+        given = ids if row.adds_offset else ids + shift
+        lead = (
+            torch.Size((batch, length))
+            if first == "input_ids_shape"
+            else self._t(np.zeros((batch, length), np.int64))
+        )
+        if first == "attention_mask":
+            lead = self._t(np.ones((batch, length), np.int64))
+        return {first: lead, "position_ids": self._t(given), **kwargs}
+
+    @staticmethod
+    def _rows(module: Any, row: LearnedFamily) -> int:
+        return TransformersAdapter._attr(module, row.table).weight.shape[0]
+
+    def learned(self, table: Any, positions: Any, *, offset: str, padding_idx: int | None) -> Any:
+        family = self.learned_source
+        row = self._learned_row(family, "learned")
+        if offset != row.offset or (padding_idx is not None) != (offset == "roberta"):
+            msg = f"{family}'s rows are offset {row.offset!r}; got {offset=}, {padding_idx=}"
+            raise Unsupported(msg)
+        positions = np.asarray(positions)
+        values = self._t(table)
+        shift = {"plain": 0, "opt": 2, "roberta": (padding_idx or 0) + 1}[offset]
+        module = self._learned_module(family, row, values, padding_idx)
+        ids = positions.reshape(-1, positions.shape[-1] if positions.ndim else 1)
+        kwargs = self._learned_call(row, module, ids, shift, 1 if padding_idx is None else padding_idx)
         with self.torch.no_grad():
-            return module(None, position_ids=self._t(positions))
+            if row.kind == "model":
+                out = module(**kwargs, output_hidden_states=True).hidden_states[0]
+            else:
+                out = module(**kwargs)
+        out = out[0] if isinstance(out, tuple) else out  # I-BERT's QuantEmbedding: (rows, scaling factor)
+        out = out.reshape(-1, *ids.shape[1:], values.shape[1])  # LED's [L, D]: the model broadcasts it
+        return out.expand(*ids.shape, values.shape[1]).reshape(*positions.shape, values.shape[1])
 
     def token_positions(self, mask: Any, *, cache_length: int) -> Any:
-        from transformers.models.roberta.modeling_roberta import RobertaEmbeddings
-
+        family = self.token_positions_source
+        row = self._learned_row(family, "token_positions")
+        owner, _, name = row.token_positions.rpartition(".")
+        function = getattr(importlib.import_module(row.module_path(family)), owner or name)
         mask = np.asarray(mask)
         if mask.dtype != np.bool_ and not np.issubdtype(mask.dtype, np.integer):
             msg = "create_position_ids_from_input_ids takes input_ids; the mask is the adapter's format"
             raise Unsupported(msg)
         padding_idx = 1  # RoBERTa's; real tokens count from padding_idx + 1
         ids = np.where(mask.reshape(-1, mask.shape[-1]) != 0, padding_idx + 1, padding_idx)
-        numbered = RobertaEmbeddings.create_position_ids_from_input_ids(
-            self._t(ids), padding_idx, cache_length=cache_length
-        )
+        args: list[Any] = [self._t(ids), padding_idx]
+        if owner:
+            function = getattr(function, name)
+            if "self" in inspect.signature(function).parameters:  # LiLT's, LayoutLMv3's: a method that
+                args.insert(0, None)  # reads nothing of self (a stand-in, as for Deformable DETR's)
+        if cache_length:
+            if len(inspect.signature(function).parameters) < len(args) + 1:
+                msg = f"{family}'s create_position_ids_from_input_ids takes no cache length"
+                raise Unsupported(msg)
+            args.append(cache_length)
+        numbered = function(*args)
         return (numbered - (padding_idx + 1)).reshape(
             mask.shape
         )  # fairseq's offset: padding -1, tokens from 0
@@ -2370,50 +2534,20 @@ class TransformersAdapter(Adapter):
     _PATCH = 2  # pixels per patch side of the tiny configs
 
     def _vision_module(self, source: str, side: int, dim: int, dtype: Any) -> tuple[Any, Any]:
-        """An HF embeddings module for a ``side x side`` grid of width ``dim``, and its position table."""
-        tf = self.transformers
-        kw = {
-            "hidden_size": dim,
-            "image_size": side * self._PATCH,
-            "patch_size": self._PATCH,
-            "num_channels": 1,
-        }
-        kw["num_attention_heads"] = 1
-        if source == "timesformer":
-            from transformers.models.timesformer.modeling_timesformer import TimesformerEmbeddings
-
-            config = tf.TimesformerConfig(num_frames=1, attention_type="space_only", **kw)
-            module = TimesformerEmbeddings(config).to(dtype)
-            # a patch embedding of zeros and a zero class token: its output is the (resized) table
-            with self.torch.no_grad():
-                module.patch_embeddings.projection.weight.zero_()
-                module.patch_embeddings.projection.bias.zero_()
-                module.cls_token.zero_()
-            return module, module.position_embeddings
-        if source == "idefics":
-            from transformers.models.idefics.configuration_idefics import IdeficsVisionConfig
-            from transformers.models.idefics.vision import IdeficsVisionEmbeddings
-
-            del kw["hidden_size"], kw["num_attention_heads"]
-            module = IdeficsVisionEmbeddings(IdeficsVisionConfig(embed_dim=dim, **kw))
-        else:
-            config, module_path, name = {
-                "vit": ("ViTConfig", "vit.modeling_vit", "ViTEmbeddings"),
-                "dinov2": ("Dinov2Config", "dinov2.modeling_dinov2", "Dinov2Embeddings"),
-                "dinov2_with_registers": (
-                    "Dinov2WithRegistersConfig",
-                    "dinov2_with_registers.modeling_dinov2_with_registers",
-                    "Dinov2WithRegistersEmbeddings",
-                ),
-                "deit": ("DeiTConfig", "deit.modeling_deit", "DeiTEmbeddings"),
-                "clip": ("CLIPVisionConfig", "clip.modeling_clip", "CLIPVisionEmbeddings"),
-                "siglip": ("SiglipVisionConfig", "siglip.modeling_siglip", "SiglipVisionEmbeddings"),
-            }[source]
-            cls = getattr(importlib.import_module(f"transformers.models.{module_path}"), name)
-            module = cls(getattr(tf, config)(**kw))
-        module = module.to(dtype)
-        table = module.position_embeddings if hasattr(module, "position_embeddings") else None
-        return module, table if table is not None else module.position_embedding.weight
+        """The family's embeddings module for a ``side x side`` grid of width ``dim``, and its table."""
+        row = self._learned_row(source, "patch_grid_resize")
+        kw = {"image_size": side * self._PATCH, "patch_size": self._PATCH, "num_channels": 1}
+        config = self._config_class(source, row, row.patch_config)(
+            **{row.patch_dim_key: dim}, **kw, **row.patch_kwargs
+        )
+        module = getattr(importlib.import_module(row.module_path(source)), row.patch)(config).to(dtype)
+        if row.patch_call == "forward":  # Timesformer: a zero patch embedding and class token, so its
+            with self.torch.no_grad():  # output is the (resized) table
+                for parameter in module.parameters():
+                    parameter.zero_()
+        table = getattr(module, "position_embeddings", None)
+        table = table if table is not None else module.position_embedding
+        return module, getattr(table, "weight", table)  # an nn.Embedding's weight, or a Parameter
 
     @staticmethod
     def _patch_source(table: np.ndarray, prefix: int, mode: str, align: bool, factors: Any, aa: bool) -> str:
@@ -2459,12 +2593,20 @@ class TransformersAdapter(Adapter):
         torch = self.torch
         table = np.asarray(table)
         factors = None if scale_factor is None else [float(f) for f in np.asarray(scale_factor).reshape(-1)]
-        source = self._patch_source(table, prefix_tokens, mode, align_corners, factors, antialias)
+        source = self.patch_source or self._patch_source(
+            table, prefix_tokens, mode, align_corners, factors, antialias
+        )
+        row = self._learned_row(source, "patch_grid_resize")
+        own = (row.prefix, row.mode, False, row.scale_factor, row.antialias)
+        if (prefix_tokens, mode, align_corners, factors is not None, antialias) != own:
+            msg = f"{source}'s interpolate_pos_encoding: prefix, mode, align_corners, scale_factor, "
+            msg += f"antialias = {own}"
+            raise Unsupported(msg)
         (n, m), (h, w) = grid, new_grid
         if n != m or table.ndim not in (2, 3) or (table.ndim == 3 and table.shape[0] != 1):
             msg = "HF stores one square grid (sqrt of the patch count) as [1, P + N, D] or [P + N, D]"
             raise Unsupported(msg)
-        if source.startswith("dinov2"):
+        if row.float32:
             _float32_only(str(table.dtype), f"{source} (it resizes in float32)")
         if factors is not None and factors != [(h + 0.1) / math.sqrt(n * n), (w + 0.1) / math.sqrt(n * n)]:
             msg = "Idefics derives its scale_factor as ((h + 0.1) / n, (w + 0.1) / n)"
@@ -2477,7 +2619,7 @@ class TransformersAdapter(Adapter):
         embeddings = torch.zeros(1, prefix_tokens + h * w, dim, dtype=weight.dtype)
         with torch.no_grad():
             weight.copy_(self._t(table).reshape(weight.shape))
-            if source == "timesformer":  # its forward resizes inline: one frame of zeros
+            if row.patch_call == "forward":  # its forward resizes inline: one frame of zeros
                 out = module(torch.zeros(1, 1, 1, height, width, dtype=weight.dtype))
             else:
                 out = module.interpolate_pos_encoding(embeddings, height, width)
@@ -3597,6 +3739,9 @@ _SOURCE_FUNCTIONS = {
     "segment_source": ("t5_segment_bias",),
     "attn_scale_source": ("llama4_attn_scale",),
     "mrope_source": ("mrope_angles",),
+    "learned_source": ("learned",),
+    "token_positions_source": ("token_positions",),
+    "patch_source": ("patch_grid_resize",),
 }
 
 
@@ -3643,6 +3788,8 @@ def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
             "shaw_index": False,
             "shaw_table_rows": False,
         }
+    if "learned_source" in sources:  # the family's own offset (OPT's 2, RoBERTa's padding_idx + 1, plain)
+        changes["learned_offsets"] = (LEARNED_FAMILIES[sources["learned_source"]].offset,)
     unchecked = dict.fromkeys(_UNCHECKED_INPUTS.get(name, ()), False)
     if unchecked:  # float positions truncated by .int() / .long(), not rejected
         changes["invalid_inputs"] = {
@@ -3861,6 +4008,33 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
         "XD-RoPE angles (chunked, four components) from HunYuanVLRotaryEmbedding.recomposition_frequencies.",
         {"mrope_source": "hunyuan_vl"},
     ),
+    # --- learned absolute tables, token positions and patch-grid resizes (the learned zoo) ---
+    *(
+        (
+            family,
+            f"{family}'s own "
+            + ", ".join(
+                f"{name} ({kind})"
+                for kind, name in zip(
+                    ("learned", "token_positions", "patch"),
+                    (row.learned, row.token_positions, row.patch),
+                    strict=True,
+                )
+                if name
+            )
+            + ".",
+            {
+                source: family
+                for source, name in (
+                    ("learned_source", row.learned),
+                    ("token_positions_source", row.token_positions),
+                    ("patch_source", row.patch),
+                )
+                if name
+            },
+        )
+        for family, row in LEARNED_FAMILIES.items()
+    ),
     # --- Shaw variants and sinusoid variants (issue 26) ---
     (
         "speecht5",
@@ -4070,7 +4244,11 @@ DEFAULT_FAMILIES: dict[str, tuple[str, ...]] = {
 
 #: Scheme class (the zoo's, ``docs/matrix/zoo_families.csv``) -> {family: why no column of this
 #: adapter runs that scheme of that family}; the zoo page shows each reason.
-NOT_RUN: dict[str, dict[str, str]] = {"rope": ROPE_NOT_RUN, "sinusoidal": SINUSOID_NOT_RUN}
+NOT_RUN: dict[str, dict[str, str]] = {
+    "rope": ROPE_NOT_RUN,
+    "learned-absolute": LEARNED_NOT_RUN,
+    "sinusoidal": SINUSOID_NOT_RUN,
+}
 mpt, m2m_100, fsmt, gptj = (ADAPTERS[name] for name in ("mpt", "m2m_100", "fsmt", "gptj"))
 conditional_detr, dab_detr, grounding_dino = (
     ADAPTERS[name] for name in ("conditional_detr", "dab_detr", "grounding_dino")

@@ -614,6 +614,42 @@ case(
     padding_idx=0,
 )
 case(
+    "learned/plain/from-zero",
+    "Positions 0 .. 5: what a model without position_ids numbers itself (LXMERT: arange(L)).",
+    ("Basic",),
+    table=F(TABLE),
+    positions=I([[0, 1, 2, 3, 4, 5]]),
+    offset="plain",
+    padding_idx=None,
+)
+case(
+    "learned/plain/cache-offset",
+    "Positions 3, 4, 5 in each row: the range a model numbers itself from cache_length = 3.",
+    ("BatchedPositions",),
+    table=F(TABLE),
+    positions=I([[3, 4, 5], [3, 4, 5]]),
+    offset="plain",
+    padding_idx=None,
+)
+case(
+    "learned/roberta/left-padded",
+    "A left-padded batch as fairseq numbers it: the pad -1 (row padding_idx), real tokens from 0.",
+    ("LearnedOffset", "PaddingOffset", "BatchedPositions"),
+    table=F(TABLE),
+    positions=I([[-1, 0, 1], [0, 1, 2]]),
+    offset="roberta",
+    padding_idx=1,
+)
+case(
+    "learned/opt/padded-after-cache",
+    "OPT's attention-mask count after 2 cached tokens: 2, 3, then a pad (-1, row 1).",
+    ("LearnedOffset",),
+    table=F(TABLE),
+    positions=I([[2, 3, -1]]),
+    offset="opt",
+    padding_idx=None,
+)
+case(
     "learned/plain/invalid-past-table",
     "Position 6 of a 6-row table.",
     ("PastTable", "DataDependentCheck"),

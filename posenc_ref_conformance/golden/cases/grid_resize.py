@@ -532,6 +532,16 @@ _patch_case(
     antialias=True,
 )
 _patch_case(
+    "tipsv2/bilinear-antialias-5x5-to-3x4",
+    "TIPSv2: bilinear antialias with a class row, 5 x 5 reduced to 3 x 4.",
+    (_ANTIALIAS, _PREFIX),
+    table=_table(217, (1, 26, 2)),
+    grid=[5, 5],
+    new_grid=[3, 4],
+    mode="bilinear",
+    antialias=True,
+)
+_patch_case(
     "dinov2/same-grid-skipped",
     "The same grid with skip_same_grid: the stored table itself (HF's early return).",
     (_SKIP,),
