@@ -3486,6 +3486,94 @@ class TransformersAdapter(Adapter):
         )
         return module.Gemma4AudioAttention(config, 0)._rel_shift(blocks)[:, 0, 0]
 
+    # --- DeBERTa disentangled attention (log buckets; the rows c2p and p2c gather) ----------------------
+
+    #: Which family serves deberta_bucket and deberta_relative_index (v1 has no buckets: its variant
+    #: overrides only the index source).
+    deberta_source = "deberta_v2"
+    deberta_index_source = "deberta_v2"
+
+    def _deberta_module(self, family: str) -> Any:
+        return importlib.import_module(f"transformers.models.{family}.modeling_{family}")
+
+    def deberta_bucket(
+        self, relative: Any, *, position_buckets: int, max_relative_positions: int, arithmetic: str
+    ) -> Any:
+        if arithmetic != "float32":
+            msg = "make_log_bucket_position evaluates the log term in float32"
+            raise Unsupported(msg)
+        module = self._deberta_module(self.deberta_source)
+        with self.torch.no_grad():
+            out = module.make_log_bucket_position(self._t(relative), position_buckets, max_relative_positions)
+        return out.to(self.torch.int64)
+
+    def _arange_length(self, positions: np.ndarray, name: str) -> int:
+        if positions.ndim != 1 or not np.array_equal(positions, np.arange(positions.shape[0])):
+            msg = f"DeBERTa's attention numbers {name} 0 .. L - 1 (one sequence); got other positions"
+            raise Unsupported(msg)
+        return int(positions.shape[0])
+
+    def deberta_relative_index(
+        self,
+        q_positions: Any,
+        k_positions: Any,
+        *,
+        position_buckets: int,
+        max_relative_positions: int,
+        term: str,
+        arithmetic: str,
+    ) -> Any:
+        if arithmetic != "float32" and position_buckets > 0:
+            msg = "DeBERTa-v2's buckets evaluate the log term in float32"
+            raise Unsupported(msg)
+        family = self.deberta_index_source
+        if family == "deberta" and position_buckets > 0:
+            msg = "DeBERTa v1 has no position buckets"
+            raise Unsupported(msg)
+        lq = self._arange_length(np.asarray(q_positions), "queries")
+        lk = self._arange_length(np.asarray(k_positions), "keys")
+        torch = self.torch
+        module = self._deberta_module(family)
+        common = {
+            "hidden_size": 1,
+            "num_attention_heads": 1,
+            "intermediate_size": 4,
+            "relative_attention": True,
+            "max_relative_positions": max_relative_positions,
+            "pos_att_type": [term],
+        }
+        if family == "deberta":
+            from transformers import DebertaConfig
+
+            config = DebertaConfig(**common)
+        elif family == "sew_d":
+            from transformers import SEWDConfig
+
+            config = SEWDConfig(**common, position_buckets=position_buckets, share_att_key=False)
+        else:
+            from transformers import DebertaV2Config
+
+            config = DebertaV2Config(**common, position_buckets=position_buckets, share_att_key=False)
+        attention = module.DisentangledSelfAttention(config).eval()
+        span = attention.pos_ebd_size if family != "deberta" else max_relative_positions
+        rows = torch.arange(2 * span, dtype=torch.float32)[:, None]  # row s holds s
+        with torch.no_grad():
+            for name in ("pos_key_proj", "pos_query_proj", "pos_proj", "pos_q_proj"):
+                proj = getattr(attention, name, None)
+                if proj is not None:  # the identity: position rows reach the gather unchanged
+                    proj.weight.fill_(1.0)
+                    if proj.bias is not None:
+                        proj.bias.zero_()
+            if family == "deberta":  # [batch, heads, L, d]; the encoder's relative_pos (get_rel_pos)
+                q, k = torch.ones(1, 1, lq, 1), torch.ones(1, 1, lk, 1)
+                relative = module.build_relative_position(q, k)
+                score = attention.disentangled_att_bias(q, k, relative, rows, 1)
+            else:  # [batch * heads, L, d]; relative_pos None: the module builds its own
+                q, k = torch.ones(1, lq, 1), torch.ones(1, lk, 1)
+                score = attention.disentangled_attention_bias(q, k, None, rows, 1)
+        # rows < 2**21: int32 halves the reply (v2's p2c of 400 keys is a [400, 400] table)
+        return torch.round(score.reshape(score.shape[-2:])).to(torch.int32)
+
 
 class _ShawMethods:
     """``shaw_index`` and ``shaw_table_rows`` read back from a speech family's own relative index.
@@ -3612,94 +3700,6 @@ class _ShawMethods:
             layer = encoder.layers[0]
             attention = layer.self_attn if self.shaw_source == "granite_speech5" else layer.attn
             return attention.rel_pos_emb.num_embeddings
-
-    # --- DeBERTa disentangled attention (log buckets; the rows c2p and p2c gather) ----------------------
-
-    #: Which family serves deberta_bucket and deberta_relative_index (v1 has no buckets: its variant
-    #: overrides only the index source).
-    deberta_source = "deberta_v2"
-    deberta_index_source = "deberta_v2"
-
-    def _deberta_module(self, family: str) -> Any:
-        return importlib.import_module(f"transformers.models.{family}.modeling_{family}")
-
-    def deberta_bucket(
-        self, relative: Any, *, position_buckets: int, max_relative_positions: int, arithmetic: str
-    ) -> Any:
-        if arithmetic != "float32":
-            msg = "make_log_bucket_position evaluates the log term in float32"
-            raise Unsupported(msg)
-        module = self._deberta_module(self.deberta_source)
-        with self.torch.no_grad():
-            out = module.make_log_bucket_position(self._t(relative), position_buckets, max_relative_positions)
-        return out.to(self.torch.int64)
-
-    def _arange_length(self, positions: np.ndarray, name: str) -> int:
-        if positions.ndim != 1 or not np.array_equal(positions, np.arange(positions.shape[0])):
-            msg = f"DeBERTa's attention numbers {name} 0 .. L - 1 (one sequence); got other positions"
-            raise Unsupported(msg)
-        return int(positions.shape[0])
-
-    def deberta_relative_index(
-        self,
-        q_positions: Any,
-        k_positions: Any,
-        *,
-        position_buckets: int,
-        max_relative_positions: int,
-        term: str,
-        arithmetic: str,
-    ) -> Any:
-        if arithmetic != "float32" and position_buckets > 0:
-            msg = "DeBERTa-v2's buckets evaluate the log term in float32"
-            raise Unsupported(msg)
-        family = self.deberta_index_source
-        if family == "deberta" and position_buckets > 0:
-            msg = "DeBERTa v1 has no position buckets"
-            raise Unsupported(msg)
-        lq = self._arange_length(np.asarray(q_positions), "queries")
-        lk = self._arange_length(np.asarray(k_positions), "keys")
-        torch = self.torch
-        module = self._deberta_module(family)
-        common = {
-            "hidden_size": 1,
-            "num_attention_heads": 1,
-            "intermediate_size": 4,
-            "relative_attention": True,
-            "max_relative_positions": max_relative_positions,
-            "pos_att_type": [term],
-        }
-        if family == "deberta":
-            from transformers import DebertaConfig
-
-            config = DebertaConfig(**common)
-        elif family == "sew_d":
-            from transformers import SEWDConfig
-
-            config = SEWDConfig(**common, position_buckets=position_buckets, share_att_key=False)
-        else:
-            from transformers import DebertaV2Config
-
-            config = DebertaV2Config(**common, position_buckets=position_buckets, share_att_key=False)
-        attention = module.DisentangledSelfAttention(config).eval()
-        span = attention.pos_ebd_size if family != "deberta" else max_relative_positions
-        rows = torch.arange(2 * span, dtype=torch.float32)[:, None]  # row s holds s
-        with torch.no_grad():
-            for name in ("pos_key_proj", "pos_query_proj", "pos_proj", "pos_q_proj"):
-                proj = getattr(attention, name, None)
-                if proj is not None:  # the identity: position rows reach the gather unchanged
-                    proj.weight.fill_(1.0)
-                    if proj.bias is not None:
-                        proj.bias.zero_()
-            if family == "deberta":  # [batch, heads, L, d]; the encoder's relative_pos (get_rel_pos)
-                q, k = torch.ones(1, 1, lq, 1), torch.ones(1, 1, lk, 1)
-                relative = module.build_relative_position(q, k)
-                score = attention.disentangled_att_bias(q, k, relative, rows, 1)
-            else:  # [batch * heads, L, d]; relative_pos None: the module builds its own
-                q, k = torch.ones(1, lq, 1), torch.ones(1, lk, 1)
-                score = attention.disentangled_attention_bias(q, k, None, rows, 1)
-        # rows < 2**21: int32 halves the reply (v2's p2c of 400 keys is a [400, 400] table)
-        return torch.round(score.reshape(score.shape[-2:])).to(torch.int32)
 
 
 #: Each source attribute a variant overrides -> the canonical functions that read it.  A variant
