@@ -605,6 +605,12 @@ _SAM2_ROPE = {
     "edgetam_video": ("EdgeTamVideoVisionRotaryEmbedding", "EdgeTamVideoConfig"),
     "sam3_tracker_video": ("Sam3TrackerVideoVisionRotaryEmbedding", "Sam3TrackerVideoConfig"),
 }
+#: Copies of Idefics2's NaViT bucketing ``<Prefix>VisionEmbeddings``: family -> (class, config class).
+_NAVIT = {
+    "idefics2": ("Idefics2VisionEmbeddings", "Idefics2VisionConfig"),
+    "idefics3": ("Idefics3VisionEmbeddings", "Idefics3VisionConfig"),
+    "smolvlm": ("SmolVLMVisionEmbeddings", "SmolVLMVisionConfig"),
+}
 #: Copies of SAM's random Fourier features ``<Prefix>PositionalEmbedding``: family -> class.
 _FOURIER = {
     "sam": "SamPositionalEmbedding",
@@ -687,6 +693,7 @@ class TransformersAdapter(Adapter):
     dinov3_source = "dinov3_vit"
     sam2_rope_source = "sam2_video"
     fourier_source = "sam"
+    navit_source = "idefics2"
     #: The family whose copy of T5's bucket function and bias serves t5_bucket / t5_bias (:data:`_T5_COPIES`,
     #: or a family with a variant of its own); ``t5_bucket_source`` where only the bucket function is mapped.
     t5_source = "t5"
@@ -899,6 +906,7 @@ class TransformersAdapter(Adapter):
                 "dinov3": self.dinov3_source,
                 "sam2_rope": self.sam2_rope_source,
                 "fourier": self.fourier_source,
+                "navit": self.navit_source,
                 "relative_attention": self.rel_source,
                 "deberta": self.deberta_source,
                 "deberta_index": self.deberta_index_source,
@@ -2882,22 +2890,21 @@ class TransformersAdapter(Adapter):
     def navit_position_ids(
         self, patch_attention_mask: Any, *, num_patches_per_side: int, arithmetic: str
     ) -> Any:
-        from transformers import Idefics2VisionConfig
-        from transformers.models.idefics2.modeling_idefics2 import Idefics2VisionEmbeddings
-
         torch = self.torch
-        if arithmetic == "float32_divide":
+        if arithmetic == "float32_divide" and "navit_source" not in self.overrides:
             return self._minicpm_position_ids(patch_attention_mask, num_patches_per_side)
         if arithmetic != "float32":
-            msg = f"Idefics2 and MiniCPM-V compute their buckets in float32; got arithmetic={arithmetic!r}"
+            msg = f"{self.navit_source} computes its buckets in float32; got arithmetic={arithmetic!r}"
             raise Unsupported(msg)
         mask = self._t(patch_attention_mask)
         if mask.dtype != torch.bool or mask.ndim != 3:
             msg = "the adapter builds Idefics2's pixel_values [B, 1, H, W] from a boolean [B, H, W] mask"
             raise Unsupported(msg)
         side = num_patches_per_side
-        config = Idefics2VisionConfig(hidden_size=1, image_size=side, patch_size=1, num_channels=1)
-        module = Idefics2VisionEmbeddings(config)
+        embeddings, config_name = _NAVIT[self.navit_source]
+        config_class = _family_class(self.navit_source, config_name, "configuration")
+        config = config_class(hidden_size=1, image_size=side, patch_size=1, num_channels=1)
+        module = _family_class(self.navit_source, embeddings)(config)
         with torch.no_grad():
             module.patch_embedding.weight.zero_()  # patch embeddings 0: the output is the position rows alone
             module.patch_embedding.bias.zero_()
@@ -3725,6 +3732,7 @@ _SOURCE_FUNCTIONS = {
     "dinov3_source": ("rope_2d_cos_sin",),
     "sam2_rope_source": ("rope_2d_cos_sin",),
     "fourier_source": ("fourier_features",),
+    "navit_source": ("navit_position_ids",),
     "rel_table_source": ("rel_sinusoid_table",),
     "rel_shift_source": ("rel_shift",),
     "rel_scores_source": ("rel_attention_scores",),
@@ -3926,6 +3934,11 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
         "sew_d",
         "SEW-D's copies of make_log_bucket_position and disentangled_attention_bias.",
         {"deberta_source": "sew_d", "deberta_index_source": "sew_d"},
+    ),
+    *(
+        (family, f"NaViT fractional buckets from {row[0]}.", {"navit_source": family})
+        for family, row in _NAVIT.items()
+        if family != TransformersAdapter.navit_source
     ),
     # --- T5-bucket copies and variants ---
     *(
@@ -4236,6 +4249,16 @@ DEFAULT_FAMILIES: dict[str, tuple[str, ...]] = {
     "dinov2": ("patch_grid_resize/dinov2/",),
     "timesformer": ("patch_grid_resize/timesformer/",),
     "idefics2": ("navit_position_ids",),
+    # MiniCPM's towers call the shared vision_utils.get_vision_nearest_position_ids, which the
+    # default column runs (the float32_divide cases)
+    **dict.fromkeys(
+        ("minicpm_ocr", "minicpmv4_6", "minicpmv4_7"),
+        (
+            "navit_position_ids/boundary/25-on-5-divide",
+            "navit_position_ids/boundary/idefics2-25-and-49-divide",
+            "navit_position_ids/boundary/19-on-19-divide",
+        ),
+    ),
     "layoutlm": ("bbox_embedding/sum/",),
     "layoutlmv3": ("bbox_embedding/concat/",),
     "pix2struct": ("row_col_embedding/sum/",),
