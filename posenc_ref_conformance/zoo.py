@@ -105,6 +105,7 @@ SCHEME_FUNCTIONS: dict[str, tuple[str, ...]] = {
     "fourier-features": ("fourier_features", "fourier_grid"),
     "other:decomposed-2d-rel-pos": ("decomposed_rel_pos", "grid_resize"),
     "other:continuous-2d-rope": ("rope_2d_cos_sin",),
+    "other:bbox-sinusoid": ("sinusoidal",),
     "deberta-log-buckets": ("deberta_bucket", "deberta_relative_index"),
     "transformer-xl-rel-sinusoid": (
         "rel_sinusoid_positions",

@@ -411,7 +411,7 @@ _MARIAN_CLASS = {
 
 #: ``marian_source`` values whose Marian table is float32 torch code of the family's own (not a
 #: copy of Marian's float64 ``create_weight``): class ``product``.
-_TORCH_MARIAN = ("ctrl", "canary", "zoedepth")
+_TORCH_MARIAN = ("ctrl", "canary", "zoedepth", "bros")
 
 #: ``fairseq_source`` -> (module directory, class) of the family's copy of fairseq's ``get_embedding``.
 _FAIRSEQ_CLASS = {
@@ -592,6 +592,7 @@ _VISION_ROTARY = {
     "video_llama_3": ("VideoLlama3VisionRotaryEmbedding", "VideoLlama3VisionConfig", "qwen2_vl", "hw"),
     "step3p7": ("Step3p7VisionRotaryEmbedding", "Step3p7VisionConfig", "qwen2_vl", "hw"),
     "inkling2": ("Inkling2VisionRotaryEmbedding", "Inkling2VisionConfig", "sam2", "hw"),
+    "mlcd": ("MLCDRotaryEmbedding", "MLCDVisionConfig", "qwen2_vl", "hw"),
 }
 #: Copies of DINOv3's patch-centre RoPE (``forward(pixel_values)``, its module's own
 #: ``get_patches_center_coordinates``) and of SAM 2's memory-attention RoPE: family -> (class, config).
@@ -1891,6 +1892,17 @@ class TransformersAdapter(Adapter):
             # the table forward reads (forward divides it by sqrt(channels), NeMo's scale)
             module = _module("canary").CanaryPositionalEmbedding(rows, dim)
             table = module.compute_default_singular_positional_embedding()
+        elif source == "bros":  # BROS's 1-D bbox sinusoid: [sin | cos] of the positions it is given
+            import types
+
+            if dim % 2:
+                msg = f"BrosPositionalEmbedding1D gives 2 (dim // 2) columns; got dim={dim}"
+                raise Unsupported(msg)
+            module = _module("bros").BrosPositionalEmbedding1D(
+                types.SimpleNamespace(dim_bbox_sinusoid_emb_1d=dim)
+            )
+            flat = self._t(positions).reshape(1, 1, -1).to(self.torch.float32)
+            return module(flat).reshape(*positions.shape, dim)
         else:  # zoedepth
             from transformers import ZoeDepthConfig
 
@@ -4072,6 +4084,11 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
     ("patchtst", "PatchTST's standardised sincos table.", {"patchtst_source": "patchtst"}),
     ("patchtsmixer", "PatchTSMixer's standardised sincos table.", {"patchtst_source": "patchtsmixer"}),
     ("florence2", "Florence-2's 1-D temporal cosine embedding (vaswani).", {"xlm_source": "florence2"}),
+    (
+        "bros",
+        "BROS's 1-D bbox sinusoid (BrosPositionalEmbedding1D, marian, float32).",
+        {"marian_source": "bros"},
+    ),
     *(
         (name, f"The fairseq table from {family}'s get_embedding.", {"fairseq_source": name})
         for name, family in (
