@@ -2597,6 +2597,24 @@ class TransformersAdapter(Adapter):
         msg = f"no HF family keeps {prefix} prefix rows in its position table (SigLIP 0, ViT 1, DeiT 2)"
         raise Unsupported(msg)
 
+    def _dpt_resize(self, table: np.ndarray, grid: Any, new_grid: Any, prefix: int, options: tuple) -> Any:
+        """DPT's ``DPTViTEmbeddings._resize_pos_embed(posemb, h, w, start_index=prefix)``: bilinear,
+        half-pixel (its underscored method is DPT's only resize; it reads nothing from ``self``)."""
+        from transformers.models.dpt.modeling_dpt import DPTViTEmbeddings
+
+        if options != ("bilinear", False, None, False):
+            msg = f"DPT resizes bilinear, align_corners=False, by size, no antialias; got {options}"
+            raise Unsupported(msg)
+        (n, m), (h, w) = grid, new_grid
+        if n != m or table.ndim != 2:
+            msg = "DPT stores one square grid (sqrt of the patch count) as [P + N, D]"
+            raise Unsupported(msg)
+        with self.torch.no_grad():
+            out = DPTViTEmbeddings._resize_pos_embed(
+                None, self._t(table)[None], int(h), int(w), start_index=prefix
+            )
+        return out[0]
+
     def patch_grid_resize(
         self,
         table: Any,
@@ -2613,6 +2631,10 @@ class TransformersAdapter(Adapter):
         torch = self.torch
         table = np.asarray(table)
         factors = None if scale_factor is None else [float(f) for f in np.asarray(scale_factor).reshape(-1)]
+        if self.patch_source == "dpt":
+            return self._dpt_resize(
+                table, grid, new_grid, prefix_tokens, (mode, align_corners, factors, antialias)
+            )
         source = self.patch_source or self._patch_source(
             table, prefix_tokens, mode, align_corners, factors, antialias
         )
@@ -4060,6 +4082,7 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
         )
         for family, row in LEARNED_FAMILIES.items()
     ),
+    ("dpt", "DPT's _resize_pos_embed (bilinear, half-pixel) of its ViT grid.", {"patch_source": "dpt"}),
     # --- Shaw variants and sinusoid variants (issue 26) ---
     (
         "speecht5",

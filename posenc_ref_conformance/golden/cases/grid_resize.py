@@ -590,6 +590,24 @@ _patch_case(
     align_corners=True,
 )
 _patch_case(
+    "dpt/bilinear-4x4-to-3x5",
+    "DPT's _resize_pos_embed: bilinear, half-pixel centres (align_corners=False), one cls row, non-square.",
+    (_HALF_PIXEL, _PREFIX, _NON_SQUARE),
+    table=_table(211, (17, 2)),
+    grid=[4, 4],
+    new_grid=[3, 5],
+    mode="bilinear",
+)
+_patch_case(
+    "dpt/bilinear-3x3-to-6x4",
+    "The same upward: bilinear half-pixel from 3 x 3 to 6 x 4 with the cls row.",
+    (_HALF_PIXEL, _PREFIX, _NON_SQUARE),
+    table=_table(212, (10, 2)),
+    grid=[3, 3],
+    new_grid=[6, 4],
+    mode="bilinear",
+)
+_patch_case(
     "timesformer/nearest-2x3-to-4x5",
     "nearest (Timesformer) on a non-square 2 x 3 grid: rows doubled (d // 2), columns floor(3 d / 5).",
     (_NEAREST, _NON_SQUARE),
