@@ -735,7 +735,7 @@ LEARNED_NOT_RUN: dict[str, str] = {
     "audioflamingo3": "a frozen Whisper-encoder table added whole in the audio encoder's forward",
     "bros": "BrosPositionalEmbedding1D is a bbox sinusoid projection, not a learned table lookup",
     "cohere_asr": "the decoder's pos_emb is read inside CohereAsrDecoder.forward only (no standalone class)",
-    "dpt": "not a row here: its only resize is the underscored _resize_pos_embed, run by the dpt column (patch_source dpt)",
+    "dpt": "no row: its only resize, the underscored _resize_pos_embed, is the dpt column's patch_source",
     "eomt": "a fixed patch grid added whole in forward: no position ids, no resize",
     "florence2": "DaViT's 2-D learned row/column tables (no 1-D learned or patch_grid_resize call)",
     "got_ocr2": "SAM-style absolute pos_embed added whole inside the vision encoder (no position ids)",
