@@ -612,6 +612,11 @@ _NAVIT = {
     "idefics3": ("Idefics3VisionEmbeddings", "Idefics3VisionConfig"),
     "smolvlm": ("SmolVLMVisionEmbeddings", "SmolVLMVisionConfig"),
 }
+#: M-RoPE position ids from another family's own ``get_rope_index``: family -> (model, config class).
+_MROPE_IDS = {
+    "glm46v": ("Glm46VModel", "Glm46VConfig"),
+    "cosmos3_omni": ("Cosmos3OmniModel", "Cosmos3OmniConfig"),
+}
 #: Copies of SAM's random Fourier features ``<Prefix>PositionalEmbedding``: family -> class.
 _FOURIER = {
     "sam": "SamPositionalEmbedding",
@@ -695,6 +700,7 @@ class TransformersAdapter(Adapter):
     sam2_rope_source = "sam2_video"
     fourier_source = "sam"
     navit_source = "idefics2"
+    mrope_ids_source = "qwen2_5_vl"
     #: The family whose copy of T5's bucket function and bias serves t5_bucket / t5_bias (:data:`_T5_COPIES`,
     #: or a family with a variant of its own); ``t5_bucket_source`` where only the bucket function is mapped.
     t5_source = "t5"
@@ -908,6 +914,7 @@ class TransformersAdapter(Adapter):
                 "sam2_rope": self.sam2_rope_source,
                 "fourier": self.fourier_source,
                 "navit": self.navit_source,
+                "mrope_ids": self.mrope_ids_source,
                 "relative_attention": self.rel_source,
                 "deberta": self.deberta_source,
                 "deberta_index": self.deberta_index_source,
@@ -2222,9 +2229,35 @@ class TransformersAdapter(Adapter):
             self._qwen = Qwen2_5_VLModel(Qwen2_5_VLConfig(text_config=text, vision_config=vision))
         return self._qwen
 
+    def _mrope_model(self) -> Any:
+        """``mrope_ids_source``'s own one-layer model (the Qwen2.5-VL one for the default column)."""
+        if self.mrope_ids_source == "qwen2_5_vl":
+            return self._qwen_vl()
+        if getattr(self, "_mrope_ids_model", None) is None:
+            family = self.mrope_ids_source
+            model_name, config_name = _MROPE_IDS[family]
+            tiny = {"hidden_size": 8, "intermediate_size": 8, "num_attention_heads": 1}
+            text = {**tiny, "vocab_size": 8, "num_hidden_layers": 1, "num_key_value_heads": 1}
+            text["rope_parameters"] = {
+                "rope_type": "default",
+                "rope_theta": 10000.0,
+                "mrope_section": [1, 1, 2],
+            }
+            vision = {**tiny, "depth": 1, "num_heads": 1, "out_hidden_size": 8, "spatial_merge_size": 2}
+            config = _family_class(family, config_name, "configuration")(
+                text_config=text, vision_config=vision
+            )
+            self._mrope_ids_model = _family_class(family, model_name)(config)
+        return self._mrope_ids_model
+
     def mrope_position_ids(self, segments: Any, *, time_interval: float) -> Any:
         torch = self.torch
         merge = 2
+        if self.mrope_ids_source != "qwen2_5_vl" and any(
+            isinstance(segment, (list, tuple)) and int(segment[0]) > 1 for segment in segments
+        ):
+            msg = f"{self.mrope_ids_source} separates video frames by timestamps (its grids split per frame)"
+            raise Unsupported(msg)
         types, images, videos = [], [], []
         for segment in segments:
             if isinstance(segment, (list, tuple)):
@@ -2241,7 +2274,9 @@ class TransformersAdapter(Adapter):
         }
         ids = torch.zeros(token_types.shape, dtype=torch.long)  # get_rope_index reads the token types
         with torch.no_grad():
-            position_ids, _ = self._qwen_vl().get_rope_index(ids, token_types, **grids)
+            if self.mrope_ids_source != "qwen2_5_vl":
+                grids.pop("second_per_grid_ts")
+            position_ids, _ = self._mrope_model().get_rope_index(ids, token_types, **grids)
         return position_ids[:, 0]
 
     # --- NoPE query temperatures and multimodal RoPE of single families ------------------------------------
@@ -3767,6 +3802,7 @@ _SOURCE_FUNCTIONS = {
     "sam2_rope_source": ("rope_2d_cos_sin",),
     "fourier_source": ("fourier_features",),
     "navit_source": ("navit_position_ids",),
+    "mrope_ids_source": ("mrope_position_ids",),
     "rel_table_source": ("rel_sinusoid_table",),
     "rel_shift_source": ("rel_shift",),
     "rel_scores_source": ("rel_attention_scores",),
@@ -4082,7 +4118,17 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
         )
         for family, row in LEARNED_FAMILIES.items()
     ),
+    (
+        "glm46v",
+        "M-RoPE position ids from Glm46VModel.get_rope_index (text and images).",
+        {"mrope_ids_source": "glm46v"},
+    ),
     ("dpt", "DPT's _resize_pos_embed (bilinear, half-pixel) of its ViT grid.", {"patch_source": "dpt"}),
+    (
+        "cosmos3_omni",
+        "M-RoPE position ids from Cosmos3OmniModel.get_rope_index (text and images).",
+        {"mrope_ids_source": "cosmos3_omni"},
+    ),
     # --- Shaw variants and sinusoid variants (issue 26) ---
     (
         "speecht5",
