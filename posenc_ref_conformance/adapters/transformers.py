@@ -1251,6 +1251,8 @@ class TransformersAdapter(Adapter):
                 _check_table(rows, dim, "torch", f"{family}'s rotary table")
             module = self._family_rotary(family, dim, base, scaling, rows)
             runs = getattr(module, "rope_type", "default")
+            if isinstance(runs, dict):  # one table per layer type: the one this column reads
+                runs = runs.get(self._rope_row(family).layer_type, "default")
             if kind != "default" and runs != kind:  # ESM's rotary class never reads a scaling
                 msg = f"{family}'s rotary class runs rope_type {runs!r}, not {kind!r}"
                 raise Unsupported(msg)
