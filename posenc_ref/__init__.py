@@ -62,8 +62,16 @@ from .rope_2d import ROPE_2D_CONVENTIONS, rope_2d_cos_sin
 from .rope_config import RopeConfig, rope_config_from_hf
 from .rope_scaling import SCALING_TYPES, RopeFrequencies, rope_frequencies
 from .sinusoidal import SINUSOIDAL_CONVENTIONS, sinusoidal
-from .t5 import t5_bias, t5_bucket, t5_bucket_thresholds
-from .t5_variants import t5_gated_bias, t5_layout_bias, t5_segment_bias, t5_stream_buckets, t5_udop_bias
+from .t5 import (
+    t5_bias,
+    t5_bucket,
+    t5_bucket_thresholds,
+    t5_gated_bias,
+    t5_layout_bias,
+    t5_segment_bias,
+    t5_stream_buckets,
+    t5_udop_bias,
+)
 from .transformer_xl import (
     REL_SHIFT_CONVENTIONS,
     REL_SINUSOID_CONVENTIONS,

@@ -3,10 +3,7 @@ r"""Transformer-XL relative attention: the distances, their sinusoid table, the 
 Transformer-XL (Dai et al. 2019, section 3.3) splits the attention logit of
 query ``i`` and key ``j`` into four terms,
 
-.. math::
-    A_{ij} = \underbrace{q_i^\top k_j}_{(a)} + \underbrace{q_i^\top R_{i-j}}_{(b)}
-           + \underbrace{u^\top k_j}_{(c)} + \underbrace{v^\top R_{i-j}}_{(d)}
-           = (q_i + u)^\top k_j + (q_i + v)^\top R_{i-j},
+``A_ij = q_i.k_j (a) + q_i.R_(i-j) (b) + u.k_j (c) + v.R_(i-j) (d) = (q_i + u).k_j + (q_i + v).R_(i-j)``,
 
 ``R_d`` the (projected) sinusoid of the relative distance ``d = i - j``
 (query minus key, in absolute positions) and ``u``, ``v`` two learned

@@ -529,7 +529,7 @@ def differences(zoo: dict[str, Any], report: dict[str, Any]) -> list[str]:
 def transformers_columns() -> dict[str, dict[str, tuple[str, ...]]]:
     """family -> {column: selectors}, from the transformers adapter's tables (no torch needed):
     the default column's :data:`~.adapters.transformers.DEFAULT_FAMILIES`, and each variant's
-    column with the functions it declares, under its family (the variant's name)."""
+    column with the functions it declares and its invariants, under its family (the variant's name)."""
     from .adapters import transformers as hf
 
     columns: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -537,7 +537,9 @@ def transformers_columns() -> dict[str, dict[str, tuple[str, ...]]]:
         columns.setdefault(family, {})["transformers"] = tuple(selectors)
     for name, adapter in hf.ADAPTERS.items():
         if name != "default":
-            columns.setdefault(name, {})[f"transformers:{name}"] = tuple(adapter.capabilities.functions)
+            # a variant's column is its family's alone: its invariants too
+            functions = (*adapter.capabilities.functions, "invariant/")
+            columns.setdefault(name, {})[f"transformers:{name}"] = functions
     return columns
 
 

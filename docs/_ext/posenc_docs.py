@@ -293,7 +293,6 @@ API_MODULES: list[tuple[str, str]] = [
     ("posenc_ref.mrope", "M-RoPE and axial positions"),
     ("posenc_ref.relative", "Relative positions and Shaw"),
     ("posenc_ref.t5", "T5 relative buckets"),
-    ("posenc_ref.t5_variants", "T5-bucket variants"),
     ("posenc_ref.alibi", "ALiBi"),
     ("posenc_ref.kernel_bias", "Sandwich and KERPLE"),
     ("posenc_ref.window_bias", "Windowed 2-D relative positions"),

@@ -642,8 +642,10 @@ def _family_refusal(exc: Exception, row: Any, scaling: dict[str, Any] | None) ->
         return exc
     if isinstance(exc, ValueError) and "does not support RoPE types" in str(exc):
         return Unsupported(f"{row.rotary} supports no rope_type but default ({kind!r} given)")
-    if name in ("StrictDataclassClassValidationError", "KeyError", "AttributeError"):
-        # Phi-3 rewrites every type to longrope; RecurrentGemma's config lacks what a scaling reads
+    rewritten = name == "KeyError" and f"'rope_type'='{kind}'" not in str(exc)  # Phi-3: longrope's keys
+    if rewritten or name in ("StrictDataclassClassValidationError", "AttributeError"):
+        # Phi-3 rewrites every type to longrope; RecurrentGemma's config lacks what a scaling reads (a
+        # KeyError about the type asked for, HF's missing YaRN factor, is the family's own answer)
         return Unsupported(f"{row.config} refuses rope_type {kind!r} ({name}): not this family's scaling")
     return exc
 
@@ -1003,7 +1005,7 @@ class TransformersAdapter(Adapter):
                 **row.kwargs,
             )
         except Exception as exc:  # a config that refuses or rewrites a whole scaling type (Phi-3: longrope)
-            refusal = _family_refusal(exc, row, params)
+            refusal = _family_refusal(exc, row, scaling)  # the type asked for (Phi-3 rewrites params)
             if refusal is exc:
                 raise
             raise refusal from exc
@@ -3868,8 +3870,8 @@ def _variant(name: str, doc: str, **sources: str) -> type[TransformersAdapter]:
             "shaw_index": False,
             "shaw_table_rows": False,
         }
-    if "learned_source" in sources:  # the family's own offset (OPT's 2, RoBERTa's padding_idx + 1, plain)
-        changes["learned_offsets"] = (LEARNED_FAMILIES[sources["learned_source"]].offset,)
+    if name in LEARNED_FAMILIES:  # the family's own offset (OPT's 2, RoBERTa's padding_idx + 1, plain)
+        changes["learned_offsets"] = (LEARNED_FAMILIES[name].offset,)
     unchecked = dict.fromkeys(_UNCHECKED_INPUTS.get(name, ()), False)
     if unchecked:  # float positions truncated by .int() / .long(), not rejected
         changes["invalid_inputs"] = {
