@@ -240,8 +240,9 @@ def rel_sinusoid_table(
     Notes
     -----
     .. math::
-        \mathrm{conformer:}\; T[p, 2k] = \sin(d_p w_k),\; T[p, 2k+1] = \cos(d_p w_k);
-        \qquad \mathrm{xlnet:}\; T[p] = [\sin(d_p w) \,|\, \cos(d_p w)]
+        \mathrm{conformer:}\; T[p, 2k] = \sin(d_p w_k),\; T[p, 2k+1] = \cos(d_p w_k)
+
+        \mathrm{xlnet:}\; T[p] = [\sin(d_p w) \,|\, \cos(d_p w)]
 
     Matches transformers 5.24 ``XLNetModel.relative_positional_encoding``
     (``models/xlnet/modeling_xlnet.py:928-974``), ``Wav2Vec2ConformerRelPositionalEmbedding``
@@ -374,14 +375,16 @@ def rel_shift(
 
     .. math::
         \mathrm{transformer\_xl:}\; f = Q + iP + j,\;
-            \mathrm{out} = \begin{cases} 0 & c = 0 \\ x[r, c - 1] & c > 0 \end{cases},\;
             (r, c) = (\lfloor f/(P+1) \rfloor,\, f \bmod (P+1))
+
+        \mathrm{out} = \begin{cases} 0 & c = 0 \\ x[r, c - 1] & c > 0 \end{cases}
 
         \mathrm{xlnet:}\; f = sQ + i(P - s) + j,\; \mathrm{out} = x[\lfloor f/P \rfloor, f \bmod P]
 
         \mathrm{gemma3n:}\; f = iK + j,\;
-            \mathrm{out} = \begin{cases} x[r, c] & c < P \\ 0 & c \ge P \end{cases},\;
             (r, c) = (\lfloor f/(K+1) \rfloor,\, f \bmod (K+1))
+
+        \mathrm{out} = \begin{cases} x[r, c] & c < P \\ 0 & c \ge P \end{cases}
 
     In words: ``transformer_xl`` reads ``x[i, j + Q - 1 - i]`` while
     ``j <= P - Q + i``, then 0 at ``j = P - Q + i + 1``, then the next query's

@@ -363,12 +363,15 @@ _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a1a1a;max-width:80em}
 table{border-collapse:collapse;width:100%}
 td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;overflow-wrap:break-word}
-th{background:#f4f4f4;position:sticky;top:0;white-space:nowrap}
+th{background:#f4f4f4;position:sticky;top:0}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.verdict{white-space:nowrap}
-td.family{min-width:8em}
-td.schemes{min-width:13em}
-td.columns{min-width:12em}
+#zoo{table-layout:fixed}
+#zoo td{overflow-wrap:anywhere}
+#zoo th:nth-child(1){width:11%}
+#zoo th:nth-child(2){width:17%}
+#zoo th:nth-child(3){width:15%}
+#zoo th:nth-child(4){width:10%}
+#zoo th:nth-child(5){width:9%}
 .filters{margin:1em 0;display:flex;gap:1em;flex-wrap:wrap;align-items:center}
 .filters input{min-width:18em}
 ul.causes{margin:0;padding-left:1.1em}

@@ -113,7 +113,7 @@ def test_the_default_column_keeps_t5_alone() -> None:
 def test_t5_column(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     functions, (module, attribute), must_pass = COLUMNS[variant]
     adapter = load_adapter(f"transformers:{variant}")
-    assert set(adapter.capabilities.functions or ()) == set(functions)
+    assert set(functions) <= set(adapter.capabilities.functions or ())  # and the family's other schemes
     report = run(adapter, only=["t5"], xfails=load_xfails(XFAILS))
     assert not _failed(report), _failed(report)
     passed = {r.result_id.partition("/")[0] for r in report.results if r.status == "pass"} - {"invariant"}

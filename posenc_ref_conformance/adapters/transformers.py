@@ -4046,8 +4046,12 @@ _FAMILY_SOURCES: list[tuple[str, str, dict[str, str]]] = [
     ),
     (
         "pp_doclayout_v2",
-        "Its reading-order encoder's T5 buckets and 1-D bias.",
-        {"t5_source": "pp_doclayout_v2", "layout_source": "pp_doclayout_v2"},
+        "PP-DocLayout-V2: the 2-D sincos copy, and its reading-order encoder's T5 buckets and 1-D bias.",
+        {
+            "sincos_source": "pp_doclayout_v2",
+            "t5_source": "pp_doclayout_v2",
+            "layout_source": "pp_doclayout_v2",
+        },
     ),
     (
         "wavlm",
