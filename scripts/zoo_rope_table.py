@@ -38,20 +38,20 @@ Hand-set fields (config keyword arguments a tiny config needs) live in :data:`OV
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import inspect
 import pathlib
 import pkgutil
 import re
 import sys
-import warnings
 from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import zoo_table_cli  # noqa: E402  (the shared --write / --check driver, beside this script)
+
 LINE = 110  # pyproject.toml's line-length: the rows are written as ruff formats them
 TABLE = ROOT / "posenc_ref_conformance" / "adapters" / "_transformers_rope_families.py"
-BEGIN, END = "    # --- BEGIN ROWS (scripts/zoo_rope_table.py --write) ---", "    # --- END ROWS ---"
 
 #: Rotary classes that are not a family's 1-D text table.
 _NOT_TEXT = re.compile(r"Vision|DiT|Talker|Code2Wav|Token2Wav|SaProt")
@@ -332,40 +332,20 @@ def rows() -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--write", action="store_true", help="rewrite the rows in the table module")
-    group.add_argument("--check", action="store_true", help="exit 1 when the module's rows are stale")
-    args = parser.parse_args(argv)
-    warnings.filterwarnings("ignore")
     sys.path.insert(0, str(ROOT))
     from posenc_ref_conformance.adapters import _transformers_rope_families as table
 
-    found, without = rows()
-    lines = [_literal(family, row) for family, row in found.items()]
-    text = TABLE.read_text()
-    head, rest = text.split(BEGIN + "\n")
-    _, tail = rest.split(END)
-    new = f"{head}{BEGIN}\n" + "\n".join(lines) + f"\n{END}{tail}"
-    unexplained = sorted(set(without) - set(table.ROPE_NOT_RUN))
-    run_and_skipped = sorted(set(found) & set(table.ROPE_NOT_RUN))
-    if args.write:
-        TABLE.write_text(new)
-        print(f"{TABLE.relative_to(ROOT)}: {len(found)} families")
-    elif args.check:
-        problems = []
-        if new != text:
-            problems.append(f"{TABLE.relative_to(ROOT)} is stale: run scripts/zoo_rope_table.py --write")
-        problems += [f"{f}: not run ({without[f]}) and not in ROPE_NOT_RUN" for f in unexplained]
-        problems += [f"{f}: runs, yet ROPE_NOT_RUN lists it" for f in run_and_skipped]
-        print("\n".join(problems) or f"ok: {len(found)} families run, {len(table.ROPE_NOT_RUN)} not run")
-        return 1 if problems else 0
-    else:
-        print("\n".join(lines))
-        for family, why in sorted(without.items()):
-            mark = "" if family in table.ROPE_NOT_RUN else "   <- needs a ROPE_NOT_RUN reason"
-            print(f"# not run: {family}: {why}{mark}")
-    return 0
+    return zoo_table_cli.main(
+        argv,
+        description=__doc__.split("\n\n")[0],
+        script="zoo_rope_table.py",
+        table=TABLE,
+        rows=rows,
+        literal=_literal,
+        not_run=lambda: table.ROPE_NOT_RUN,
+        not_run_name="ROPE_NOT_RUN",
+        expected=(),
+    )
 
 
 if __name__ == "__main__":

@@ -554,45 +554,35 @@ _DETR_SINE_CLASS = {
 
 
 #: Vision towers holding their own copy of a 2-D rotary class ``<Prefix>VisionRotaryEmbedding(config)``
-#: whose ``forward(x, position_ids [N, 2])`` returns the ``(cos, sin)`` table: family -> (class, its
-#: config class, the convention it computes, the order of its ids: ``"hw"`` (row, column) as
-#: ``vision_utils.get_vision_position_ids`` gives them, or ``"wh"``).  Found by running each class.
+#: whose ``forward(x, position_ids [N, 2])`` (``(row, column)`` ids, as
+#: ``vision_utils.get_vision_position_ids`` gives them) returns the ``(cos, sin)`` table: family ->
+#: (class, its config class, the convention it computes).  Found by running each class.
 _VISION_ROTARY = {
-    "qwen2_vl": ("Qwen2VLVisionRotaryEmbedding", "Qwen2VLVisionConfig", "qwen2_vl", "hw"),
-    "qwen2_5_vl": ("Qwen2_5_VLVisionRotaryEmbedding", "Qwen2_5_VLVisionConfig", "qwen2_vl", "hw"),
-    "qwen2_5_omni": ("Qwen2_5OmniVisionRotaryEmbedding", "Qwen2_5OmniVisionEncoderConfig", "qwen2_vl", "hw"),
-    "qwen3_vl": ("Qwen3VLVisionRotaryEmbedding", "Qwen3VLVisionConfig", "qwen2_vl", "hw"),
-    "qwen3_vl_moe": ("Qwen3VLMoeVisionRotaryEmbedding", "Qwen3VLMoeVisionConfig", "qwen2_vl", "hw"),
-    "qwen3_omni_moe": (
-        "Qwen3OmniMoeVisionRotaryEmbedding",
-        "Qwen3OmniMoeVisionEncoderConfig",
-        "qwen2_vl",
-        "hw",
-    ),
-    "qwen3_5": ("Qwen3_5VisionRotaryEmbedding", "Qwen3_5VisionConfig", "qwen2_vl", "hw"),
-    "qwen3_5_moe": ("Qwen3_5MoeVisionRotaryEmbedding", "Qwen3_5MoeVisionConfig", "qwen2_vl", "hw"),
-    "qwen4_exp": ("Qwen4ExpVisionRotaryEmbedding", "Qwen4ExpVisionConfig", "qwen2_vl", "hw"),
-    "glm4v": ("Glm4vVisionRotaryEmbedding", "Glm4vVisionConfig", "qwen2_vl", "hw"),
-    "glm4v_moe": ("Glm4vMoeVisionRotaryEmbedding", "Glm4vMoeVisionConfig", "qwen2_vl", "hw"),
-    "glm5_next": ("Glm5NextVisionRotaryEmbedding", "Glm5NextVisionConfig", "qwen2_vl", "hw"),
-    "glm_ocr": ("GlmOcrVisionRotaryEmbedding", "GlmOcrVisionConfig", "qwen2_vl", "hw"),
-    "cohere_compass": ("CohereCompassVisionRotaryEmbedding", "CohereCompassVisionConfig", "qwen2_vl", "hw"),
-    "dots3_note": ("Dots3NoteVisionRotaryEmbedding", "Dots3NoteVisionConfig", "qwen2_vl", "hw"),
-    "ernie4_5_vl_moe": (
-        "Ernie4_5_VLMoeVisionRotaryEmbedding",
-        "Ernie4_5_VLMoeVisionConfig",
-        "qwen2_vl",
-        "hw",
-    ),
-    "exaone4_5": ("Exaone4_5_VisionRotaryEmbedding", "Exaone4_5_VisionConfig", "qwen2_vl", "hw"),
-    "lfm3_vl": ("Lfm3VlVisionRotaryEmbedding", "Lfm3VlVisionConfig", "qwen2_vl", "hw"),
-    "muse_glimmer": ("MuseGlimmerVisionRotaryEmbedding", "MuseGlimmerVisionConfig", "qwen2_vl", "hw"),
-    "muse_spark": ("MuseSparkVisionRotaryEmbedding", "MuseSparkVisionConfig", "qwen2_vl", "hw"),
-    "paddleocr_vl": ("PaddleOCRVisionRotaryEmbedding", "PaddleOCRVisionConfig", "qwen2_vl", "hw"),
-    "video_llama_3": ("VideoLlama3VisionRotaryEmbedding", "VideoLlama3VisionConfig", "qwen2_vl", "hw"),
-    "step3p7": ("Step3p7VisionRotaryEmbedding", "Step3p7VisionConfig", "qwen2_vl", "hw"),
-    "inkling2": ("Inkling2VisionRotaryEmbedding", "Inkling2VisionConfig", "sam2", "hw"),
-    "mlcd": ("MLCDRotaryEmbedding", "MLCDVisionConfig", "qwen2_vl", "hw"),
+    "qwen2_vl": ("Qwen2VLVisionRotaryEmbedding", "Qwen2VLVisionConfig", "qwen2_vl"),
+    "qwen2_5_vl": ("Qwen2_5_VLVisionRotaryEmbedding", "Qwen2_5_VLVisionConfig", "qwen2_vl"),
+    "qwen2_5_omni": ("Qwen2_5OmniVisionRotaryEmbedding", "Qwen2_5OmniVisionEncoderConfig", "qwen2_vl"),
+    "qwen3_vl": ("Qwen3VLVisionRotaryEmbedding", "Qwen3VLVisionConfig", "qwen2_vl"),
+    "qwen3_vl_moe": ("Qwen3VLMoeVisionRotaryEmbedding", "Qwen3VLMoeVisionConfig", "qwen2_vl"),
+    "qwen3_omni_moe": ("Qwen3OmniMoeVisionRotaryEmbedding", "Qwen3OmniMoeVisionEncoderConfig", "qwen2_vl"),
+    "qwen3_5": ("Qwen3_5VisionRotaryEmbedding", "Qwen3_5VisionConfig", "qwen2_vl"),
+    "qwen3_5_moe": ("Qwen3_5MoeVisionRotaryEmbedding", "Qwen3_5MoeVisionConfig", "qwen2_vl"),
+    "qwen4_exp": ("Qwen4ExpVisionRotaryEmbedding", "Qwen4ExpVisionConfig", "qwen2_vl"),
+    "glm4v": ("Glm4vVisionRotaryEmbedding", "Glm4vVisionConfig", "qwen2_vl"),
+    "glm4v_moe": ("Glm4vMoeVisionRotaryEmbedding", "Glm4vMoeVisionConfig", "qwen2_vl"),
+    "glm5_next": ("Glm5NextVisionRotaryEmbedding", "Glm5NextVisionConfig", "qwen2_vl"),
+    "glm_ocr": ("GlmOcrVisionRotaryEmbedding", "GlmOcrVisionConfig", "qwen2_vl"),
+    "cohere_compass": ("CohereCompassVisionRotaryEmbedding", "CohereCompassVisionConfig", "qwen2_vl"),
+    "dots3_note": ("Dots3NoteVisionRotaryEmbedding", "Dots3NoteVisionConfig", "qwen2_vl"),
+    "ernie4_5_vl_moe": ("Ernie4_5_VLMoeVisionRotaryEmbedding", "Ernie4_5_VLMoeVisionConfig", "qwen2_vl"),
+    "exaone4_5": ("Exaone4_5_VisionRotaryEmbedding", "Exaone4_5_VisionConfig", "qwen2_vl"),
+    "lfm3_vl": ("Lfm3VlVisionRotaryEmbedding", "Lfm3VlVisionConfig", "qwen2_vl"),
+    "muse_glimmer": ("MuseGlimmerVisionRotaryEmbedding", "MuseGlimmerVisionConfig", "qwen2_vl"),
+    "muse_spark": ("MuseSparkVisionRotaryEmbedding", "MuseSparkVisionConfig", "qwen2_vl"),
+    "paddleocr_vl": ("PaddleOCRVisionRotaryEmbedding", "PaddleOCRVisionConfig", "qwen2_vl"),
+    "video_llama_3": ("VideoLlama3VisionRotaryEmbedding", "VideoLlama3VisionConfig", "qwen2_vl"),
+    "step3p7": ("Step3p7VisionRotaryEmbedding", "Step3p7VisionConfig", "qwen2_vl"),
+    "inkling2": ("Inkling2VisionRotaryEmbedding", "Inkling2VisionConfig", "sam2"),
+    "mlcd": ("MLCDRotaryEmbedding", "MLCDVisionConfig", "qwen2_vl"),
 }
 #: Copies of DINOv3's patch-centre RoPE (``forward(pixel_values)``, its module's own
 #: ``get_patches_center_coordinates``) and of SAM 2's memory-attention RoPE: family -> (class, config).
@@ -3283,7 +3273,7 @@ class TransformersAdapter(Adapter):
         """``rope2d_source``'s own ``<Prefix>VisionRotaryEmbedding(config).forward(x, ids [N, 2])``,
         from a one-head config of ``head_dim`` channels with ``rope_theta = base``."""
         family = self.rope2d_source
-        name, config_name, _, order = _VISION_ROTARY[family]
+        name, config_name, _ = _VISION_ROTARY[family]
         module = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
         configs = importlib.import_module(f"transformers.models.{family}.configuration_{family}")
         config = getattr(configs, config_name)()
@@ -3294,8 +3284,7 @@ class TransformersAdapter(Adapter):
         config.rope_parameters = {**(getattr(config, "rope_parameters", None) or {}), "rope_theta": base}
         ids = self._grid_ids(positions, name)
         lead = ids.shape[1:]
-        flat = ids.reshape(2, -1)
-        flat = (flat if order == "hw" else flat.flip(0)).T
+        flat = ids.reshape(2, -1).T
         cos, sin = getattr(module, name)(config)(self.torch.empty(0), flat)
         return cos.reshape(*lead, head_dim), sin.reshape(*lead, head_dim)
 
